@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs everything Kiln needs on a fresh Debian 12 machine, idempotently.
+#   - Debian packages for the C++ build, tests, baselines and device runtimes.
+#   - A Python virtual environment (.venv by default) with the tools that make test data and
+#     run baselines (onnx, onnxruntime, numpy). The C++ build never depends on it.
+# Run as root (or through sudo). A second run returns in seconds: it only checks.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+venv_dir=${KILN_VENV:-$here/.venv}
+
+packages=(
+  build-essential cmake ninja-build pkg-config git clang-14 libclang-rt-14-dev clang-format
+  libzmq3-dev cppzmq-dev capnproto libcapnp-dev libsqlite3-dev libxgboost-dev xgboost
+  libcli11-dev libgtest-dev libgmock-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  mesa-vulkan-drivers libvulkan-dev glslang-dev libshaderc-dev spirv-tools vulkan-tools
+  python3-venv
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${#missing[@]} Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get -o DPkg::Lock::Timeout=300 update -q
+  as_root apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: Debian packages already installed"
+fi
+
+# Python tools for test data and baselines only. Debian's python3 makes the venv so that it
+# does not depend on whichever interpreter happens to be first on PATH.
+py_packages=(numpy onnx onnxruntime)
+if [ ! -x "$venv_dir/bin/python" ]; then
+  echo "install-deps: creating virtual environment $venv_dir"
+  /usr/bin/python3 -m venv "$venv_dir"
+fi
+if ! "$venv_dir/bin/python" -c 'import numpy, onnx, onnxruntime' >/dev/null 2>&1; then
+  echo "install-deps: installing Python tools into $venv_dir: ${py_packages[*]}"
+  "$venv_dir/bin/pip" install -q --disable-pip-version-check "${py_packages[@]}"
+else
+  echo "install-deps: Python tools already installed in $venv_dir"
+fi

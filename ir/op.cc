@@ -1,0 +1,29 @@
+// The intrinsic list.
+#include "ir/op.h"
+
+namespace kiln::ir {
+
+const std::vector<IntrinsicInfo>& Intrinsics() {
+  static const std::vector<IntrinsicInfo> list = {
+      {"exp", 1, true},   {"exp2", 1, true},   {"exp10", 1, true}, {"log", 1, true},
+      {"log2", 1, true},  {"log10", 1, true},  {"log1p", 1, true}, {"sqrt", 1, true},
+      {"rsqrt", 1, true}, {"tanh", 1, true},   {"sigmoid", 1, true}, {"erf", 1, true},
+      {"sin", 1, true},   {"cos", 1, true},    {"tan", 1, true},   {"asin", 1, true},
+      {"acos", 1, true},  {"atan", 1, true},   {"sinh", 1, true},  {"cosh", 1, true},
+      {"asinh", 1, true}, {"acosh", 1, true},  {"atanh", 1, true}, {"floor", 1, true},
+      {"ceil", 1, true},  {"round", 1, true},  {"trunc", 1, true}, {"nearbyint", 1, true},
+      {"fabs", 1, false}, {"abs", 1, false},   {"isnan", 1, true}, {"isinf", 1, true},
+      {"isfinite", 1, true}, {"pow", 2, true}, {"fmod", 2, true},  {"atan2", 2, true},
+      {"copysign", 2, true},
+  };
+  return list;
+}
+
+std::optional<IntrinsicInfo> LookupIntrinsic(std::string_view name) {
+  for (const IntrinsicInfo& info : Intrinsics()) {
+    if (info.name == name) return info;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kiln::ir
