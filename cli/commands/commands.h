@@ -1,0 +1,18 @@
+// The subcommands of `tune`. Each Register function adds its subcommand to the app and
+// returns the function that runs it once the command line has been parsed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace kiln::cli {
+
+struct Command {
+  CLI::App* app;             // the subcommand; app->parsed() says whether it was chosen
+  std::function<int()> run;  // returns the exit code
+};
+
+Command RegisterIrCommand(CLI::App& parent);
+
+}  // namespace kiln::cli
