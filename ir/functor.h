@@ -39,7 +39,7 @@ class IRVisitor {
   // Visits every Expr and Stmt field of `node`.
   template <typename NodeT>
   void VisitChildren(const NodeT* node) {
-    std::apply([this](const auto&... field) { (VisitField(field), ...); }, node->Fields());
+    std::apply([&](const auto&... field) { (VisitField(field), ...); }, node->Fields());
   }
 
  private:

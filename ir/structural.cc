@@ -94,7 +94,7 @@ class CanonicalWriter {
  private:
   template <typename Tuple>
   void WriteFields(const Tuple& fields) {
-    std::apply([this](const auto&... field) { (Write(field), ...); }, fields);
+    std::apply([&](const auto&... field) { (Write(field), ...); }, fields);
   }
 
   void WriteVar(const Var& v) {

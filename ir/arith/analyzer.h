@@ -35,6 +35,11 @@ class Analyzer {
   // `var` equals `value` (substituted when simplifying).
   void Bind(const Var& var, const Expr& value);
 
+  // Until the matching ExitConstraint, `condition` is assumed to hold (inside the then-branch
+  // of an if): comparisons it implies simplify to true, ones it excludes to false.
+  void EnterConstraint(const Expr& condition);
+  void ExitConstraint();
+
   Expr Simplify(const Expr& e);
   ConstIntBound GetConstIntBound(const Expr& e);
   // True only when `condition` (bool) holds for every value of the bound variables.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "ir/text/lexer.h"
 
 namespace kiln::ir {
 
@@ -15,5 +16,10 @@ PrimFunc ParsePrimFunc(std::string_view text, std::string_view source_name = "<i
 // Every PrimFunc in `text` (a file of several, or an IRModule of PrimFuncs), in order.
 std::vector<PrimFunc> ParsePrimFuncs(std::string_view text,
                                      std::string_view source_name = "<input>");
+
+// For front ends that embed TensorIR functions in their own text (the Relax parser): reads
+// one `@T.prim_func` definition from `tokens` (made by Tokenize), starting at the '@' of its
+// decorator at tokens[*pos], and moves *pos past it.
+PrimFunc ParsePrimFuncAt(const SourceText& source, const std::vector<Token>& tokens, size_t* pos);
 
 }  // namespace kiln::ir

@@ -1,0 +1,564 @@
+// TVMScript functions and statements: the @T.prim_func signature (T.Buffer annotations,
+// handles with T.match_buffer, scalar parameters, symbolic shape variables), loops, blocks
+// with their iter vars, regions and init, lets, buffer declarations and stores, and the
+// @I.ir_module container. See parser_expr.cc for expressions.
+#include "ir/text/parser.h"
+
+#include <algorithm>
+
+#include "ir/text/parser_impl.h"
+#ifdef KILN_TEXT_HAS_REGIONS
+#include "ir/arith/region.h"
+#endif
+
+namespace kiln::ir {
+
+// ---- tokens -----------------------------------------------------------------------------
+
+const Token& TirParser::Peek(size_t k) const {
+  return tokens_[std::min(pos_ + k, tokens_.size() - 1)];
+}
+
+const Token& TirParser::Next() {
+  const Token& t = Peek();
+  if (pos_ + 1 < tokens_.size()) ++pos_;
+  return t;
+}
+
+bool TirParser::AcceptOp(std::string_view op) {
+  if (!Peek().IsOp(op)) return false;
+  Next();
+  return true;
+}
+
+const Token& TirParser::ExpectOp(std::string_view op) {
+  if (!Peek().IsOp(op)) Expected("'" + std::string(op) + "'");
+  return Next();
+}
+
+const Token& TirParser::ExpectName(std::string_view what) {
+  if (Peek().kind != TokenKind::kName) Expected(std::string(what));
+  return Next();
+}
+
+void TirParser::ExpectKeyword(std::string_view name) {
+  if (!Peek().IsName(name)) Expected("'" + std::string(name) + "'");
+  Next();
+}
+
+void TirParser::ExpectNewline() {
+  if (Peek().kind != TokenKind::kNewline) Expected("end of line");
+  Next();
+}
+
+void TirParser::Fail(const Token& at, const std::string& message) const {
+  source_.Fail(at, message);
+}
+
+void TirParser::Expected(const std::string& what) const {
+  Fail(Peek(), "expected " + what + ", got " + Peek().Describe());
+}
+
+const TirParser::Symbol* TirParser::Lookup(const std::string& name) const {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto found = it->find(name);
+    if (found != it->end()) return &found->second;
+  }
+  return nullptr;
+}
+
+Buffer TirParser::LookupBuffer(const Token& name) const {
+  const Symbol* symbol = Lookup(name.text);
+  if (!symbol) Fail(name, "undefined name '" + name.text + "'");
+  if (!symbol->buffer.defined()) Fail(name, "'" + name.text + "' is not a buffer");
+  return symbol->buffer;
+}
+
+// ---- function ---------------------------------------------------------------------------
+
+PrimFunc TirParser::ParseFunction() {
+  ExpectOp("@");
+  const Token& t = ExpectName("'T'");
+  if (t.text != "T") Fail(t, "expected '@T.prim_func', got " + t.Describe());
+  ExpectOp(".");
+  const Token& deco = ExpectName("'prim_func'");
+  if (deco.text != "prim_func") Fail(deco, "expected 'prim_func', got " + deco.Describe());
+  bool is_private = false;
+  if (Peek().IsOp("(")) {
+    Args args = ParseArgs();
+    if (!args.positional.empty()) Fail(args.positional[0].at, "unexpected argument");
+    for (const auto& [key, value] : args.keywords) {
+      if (key.text == "private") {
+        auto flag = AsExpr(value, "True or False");
+        if (!flag.dtype().is_bool() || !AsConstInt(flag)) Fail(value.at, "expected True or False");
+        is_private = *AsConstInt(flag) != 0;
+      } else if (key.text != "check_well_formed") {
+        Fail(key, "unknown argument '" + key.text + "' of T.prim_func");
+      }
+    }
+  }
+  ExpectNewline();
+  ExpectKeyword("def");
+  const Token& name = ExpectName("a function name");
+  func_ = std::make_shared<PrimFuncNode>();
+  func_->name = name.text;
+  PushScope();
+  ParseParams(&func_->params, &func_->buffer_map);
+  if (AcceptOp("->")) ParseValue();
+  ExpectOp(":");
+  BlockFrame root;
+  Stmt body = ParseBody(Scope::kFunction, &root, name);
+  PopScope();
+
+  // Buffers come in parameter order whatever the order of the match_buffer lines.
+  auto& map = func_->buffer_map;
+  auto index = [&](const Var& v) {
+    return std::find_if(func_->params.begin(), func_->params.end(),
+                        [&](const Var& p) { return p.same_as(v); }) -
+           func_->params.begin();
+  };
+  std::stable_sort(map.begin(), map.end(),
+                   [&](const auto& a, const auto& b) { return index(a.first) < index(b.first); });
+
+  const auto* realize = body.as<BlockRealizeNode>();
+  bool explicit_root =
+      realize && realize->block_node()->name == "root" && root.alloc_buffers.empty();
+  if (!explicit_root && (saw_block_ || !root.alloc_buffers.empty())) {
+    auto block = std::make_shared<BlockNode>();
+    block->name = "root";
+    block->alloc_buffers = std::move(root.alloc_buffers);
+    block->body = body;
+    body = BlockRealize({}, BoolImm(true), Block(std::move(block)));
+  }
+  func_->body = body;
+  if (!is_private && !func_->attrs.count("global_symbol")) {
+    func_->attrs["global_symbol"] = StringImm(func_->name);
+  }
+  return PrimFunc(std::move(func_));
+}
+
+void TirParser::ParseParams(std::vector<Var>* params,
+                            std::vector<std::pair<Var, Buffer>>* buffer_map) {
+  ExpectOp("(");
+  while (!Peek().IsOp(")")) {
+    const Token& name = ExpectName("a parameter name");
+    if (scopes_.back().count(name.text)) Fail(name, "parameter '" + name.text + "' repeated");
+    ExpectOp(":");
+    const Token& t = ExpectName("a parameter type");
+    if (t.text != "T")
+      Fail(t, "expected a parameter type such as T.Buffer or T.int32, got " + t.Describe());
+    ExpectOp(".");
+    const Token& type = ExpectName("a parameter type");
+    if (type.text == "Buffer") {
+      Args args;
+      if (Peek().IsOp("[")) {
+        // The older subscript form: T.Buffer[(128, 128), "float32"].
+        args.at = Next();
+        NestingGuard guard(*this, args.at);
+        while (!Peek().IsOp("]")) {
+          args.positional.push_back(ParseValue());
+          if (!AcceptOp(",")) break;
+        }
+        ExpectOp("]");
+      } else {
+        if (!Peek().IsOp("(")) Expected("'(' after T.Buffer");
+        args = ParseArgs();
+      }
+      Buffer buffer = MakeBuffer(name.text, args, 0);
+      Var var(name.text, DataType::Handle());
+      params->push_back(var);
+      buffer_map->emplace_back(var, buffer);
+      Bind(name.text, Symbol{{}, buffer});
+    } else {
+      DataType dtype = ParseDTypeName(type, type.text);
+      Var var(name.text, dtype);
+      params->push_back(var);
+      Bind(name.text, Symbol{var, {}});
+    }
+    if (!AcceptOp(",")) break;
+  }
+  ExpectOp(")");
+}
+
+// ---- statement lists --------------------------------------------------------------------
+
+Stmt TirParser::ParseBody(Scope scope, BlockFrame* frame, const Token& owner) {
+  ExpectNewline();
+  if (Peek().kind != TokenKind::kIndent) Expected("an indented block");
+  NestingGuard guard(*this, Next());
+  std::vector<Stmt> stmts = ParseStmtList(scope, frame);
+  if (Peek().kind != TokenKind::kDedent) Expected("a statement");
+  Next();
+  if (stmts.empty()) {
+    if (scope == Scope::kBlock) return Stmt();
+    Fail(owner, "the body of '" + owner.text + "' has no statement");
+  }
+  return SeqStmt(std::move(stmts));
+}
+
+std::vector<Stmt> TirParser::ParseStmtList(Scope scope, BlockFrame* frame) {
+  std::vector<Stmt> out;
+  while (Peek().kind != TokenKind::kDedent && Peek().kind != TokenKind::kEnd) {
+    if (Peek().kind == TokenKind::kIndent) Fail(Peek(), "unexpected indent");
+    if (ParseStatement(scope, frame, &out)) break;
+  }
+  return out;
+}
+
+Stmt TirParser::ParseRest(const Token& at) {
+  NestingGuard guard(*this, at);
+  std::vector<Stmt> rest = ParseStmtList(Scope::kOther, nullptr);
+  if (rest.empty()) Fail(at, "expected statements after the binding of '" + at.text + "'");
+  return SeqStmt(std::move(rest));
+}
+
+TirParser::BlockFrame& TirParser::RequireBlock(Scope scope, BlockFrame* frame,
+                                               const Token& at) const {
+  if (scope != Scope::kBlock || !frame) {
+    Fail(at, "T." + at.text + " must be directly inside a block");
+  }
+  return *frame;
+}
+
+bool TirParser::ParseStatement(Scope scope, BlockFrame* frame, std::vector<Stmt>* out) {
+  const Token& t = Peek();
+  if (t.kind != TokenKind::kName) Expected("a statement");
+  if (t.text == "for") {
+    out->push_back(ParseFor());
+    return false;
+  }
+  if (t.text == "if") {
+    out->push_back(ParseIf(Next()));
+    return false;
+  }
+  if (t.text == "with") {
+    Stmt s = ParseWith(scope, frame);
+    if (s.defined()) out->push_back(s);
+    return false;
+  }
+  if (t.text == "pass") {
+    Next();
+    ExpectNewline();
+    return false;
+  }
+  if (t.text == "T" && Peek(1).IsOp(".")) {
+    ParseTStatement(scope, frame, out);
+    return false;
+  }
+  if (Peek(1).IsOp(":")) return ParseAnnotatedLet(out);
+  if (Peek(1).IsOp("=") || Peek(1).IsOp(",")) return ParseAssignment(scope, frame, out);
+  if (Peek(1).IsOp("[")) {
+    out->push_back(ParseStore(Next()));
+    return false;
+  }
+  Expected("a statement");
+}
+
+// ---- loops and conditions ---------------------------------------------------------------
+
+Stmt TirParser::ParseFor() {
+  Token for_tok = Next();
+  std::vector<Token> targets{ExpectName("a loop variable")};
+  while (AcceptOp(",")) targets.push_back(ExpectName("a loop variable"));
+  ExpectKeyword("in");
+  const Token& head = ExpectName("range(...) or a T loop kind");
+  std::string fn = head.text;
+  if (head.text == "T") {
+    ExpectOp(".");
+    fn = ExpectName("a loop kind").text;
+  } else if (head.text != "range") {
+    Fail(head,
+         "expected range(...) or T.grid/T.serial/T.parallel/T.vectorized/T.unroll/"
+         "T.thread_binding, got " +
+             head.Describe());
+  }
+  static const std::pair<std::string_view, ForKind> kKinds[] = {
+      {"range", ForKind::kSerial},      {"serial", ForKind::kSerial},
+      {"parallel", ForKind::kParallel}, {"vectorized", ForKind::kVectorized},
+      {"unroll", ForKind::kUnrolled},   {"thread_binding", ForKind::kThreadBinding},
+      {"grid", ForKind::kSerial}};
+  ForKind kind = ForKind::kSerial;
+  bool known = false;
+  for (const auto& [text, k] : kKinds) {
+    if (fn == text && (head.text == "T") == (text != "range")) {
+      kind = k;
+      known = true;
+    }
+  }
+  if (!known) Fail(head, "unknown loop kind '" + fn + "'");
+  if (!Peek().IsOp("(")) Expected("'('");
+  Args args = ParseArgs();
+  struct LoopDef {
+    Expr min, extent;
+  };
+  std::vector<LoopDef> defs;
+  std::string thread;
+  Annotations annotations;
+  auto integer = [&](const Value& v) {
+    if (v.kind != Value::kExpr || !v.expr.e.dtype().is_scalar() ||
+        !(v.expr.e.dtype().is_int() || v.expr.e.dtype().is_uint())) {
+      Fail(v.at, "loop bounds must be integers");
+    }
+    return v.expr;
+  };
+  if (fn == "grid") {
+    if (args.positional.size() != targets.size() || !args.keywords.empty()) {
+      Fail(head, "T.grid has " + std::to_string(args.positional.size()) + " extents but " +
+                     std::to_string(targets.size()) + " loop variables");
+    }
+    for (const Value& v : args.positional) {
+      PExpr extent = integer(v);
+      defs.push_back({IntImm(extent.e.dtype(), 0), extent.e});
+    }
+  } else {
+    if (targets.size() != 1) Fail(targets[1], fn + " defines one loop variable");
+    if (args.positional.empty() || args.positional.size() > 2) {
+      Fail(args.at, fn + " takes (extent) or (min, max), got " +
+                        std::to_string(args.positional.size()) + " arguments");
+    }
+    PExpr lo = integer(args.positional[0]);
+    if (args.positional.size() == 1) {
+      defs.push_back({IntImm(lo.e.dtype(), 0), lo.e});
+    } else {
+      PExpr hi = integer(args.positional[1]);
+      // A constant bound takes the dtype of the other bound, typed or not, so that the
+      // printed range reads back the same.
+      if (lo.e.as<IntImmNode>() && lo.e.dtype() != hi.e.dtype()) {
+        lo.e = IntImm(hi.e.dtype(), *AsConstInt(lo.e));
+      } else if (hi.e.as<IntImmNode>() && lo.e.dtype() != hi.e.dtype()) {
+        hi.e = IntImm(lo.e.dtype(), *AsConstInt(hi.e));
+      }
+      defs.push_back({lo.e, ExtentOf(args.at, lo, hi)});
+    }
+    for (const auto& [key, value] : args.keywords) {
+      if (key.text == "thread" && kind == ForKind::kThreadBinding) {
+        thread = AsString(value, "a thread tag");
+      } else if (key.text == "annotations" && fn != "range") {
+        annotations = AsAnnotations(value);
+      } else {
+        Fail(key, "unexpected keyword argument '" + key.text + "' of " + fn);
+      }
+    }
+    if (kind == ForKind::kThreadBinding && thread.empty()) {
+      Fail(head, "T.thread_binding needs thread=\"...\"");
+    }
+  }
+  ExpectOp(":");
+  PushScope();
+  std::vector<Var> vars;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    vars.emplace_back(targets[i].text, defs[i].extent.dtype());
+    Bind(targets[i].text, Symbol{vars.back(), {}});
+    loops_[vars.back().get()] = LoopInfo{defs[i].min, defs[i].extent};
+  }
+  Stmt body = ParseBody(Scope::kOther, nullptr, for_tok);
+  for (const Var& v : vars) loops_.erase(v.get());
+  PopScope();
+  for (size_t i = vars.size(); i-- > 0;) {
+    body = For(vars[i], defs[i].min, defs[i].extent, kind, body, i == 0 ? thread : "",
+               i == 0 ? annotations : Annotations{});
+  }
+  return body;
+}
+
+Stmt TirParser::ParseIf(const Token& keyword) {
+  NestingGuard guard(*this, keyword);
+  PExpr cond = ParsePExpr();
+  ExpectOp(":");
+  PushScope();
+  Stmt then_case = ParseBody(Scope::kOther, nullptr, keyword);
+  PopScope();
+  Stmt else_case;
+  if (Peek().IsName("elif")) {
+    else_case = ParseIf(Next());
+  } else if (Peek().IsName("else")) {
+    Token else_tok = Next();
+    ExpectOp(":");
+    PushScope();
+    else_case = ParseBody(Scope::kOther, nullptr, else_tok);
+    PopScope();
+  }
+  return Build(keyword, [&] { return IfThenElse(cond.e, then_case, else_case); });
+}
+
+// ---- with: blocks, init, scoped lets and buffers ----------------------------------------
+
+Stmt TirParser::ParseWith(Scope scope, BlockFrame* frame) {
+  Token with_tok = Next();
+  const Token& t = ExpectName("'T'");
+  if (t.text != "T")
+    Fail(t, "expected T.block, T.init, T.LetStmt or T.decl_buffer, got " + t.Describe());
+  ExpectOp(".");
+  Token fn = ExpectName("T.block or T.init");
+  if (!Peek().IsOp("(")) Expected("'('");
+  if (fn.text == "block") return ParseBlock(fn, scope);
+  if (fn.text == "init") {
+    BlockFrame& block = RequireBlock(scope, frame, fn);
+    Args args = ParseArgs();
+    if (!args.positional.empty() || !args.keywords.empty())
+      Fail(args.at, "T.init takes no arguments");
+    if (block.init.defined()) Fail(fn, "the block already has a T.init");
+    ExpectOp(":");
+    PushScope();
+    block.init = ParseBody(Scope::kOther, nullptr, fn);
+    PopScope();
+    return Stmt();
+  }
+  if (fn.text == "LetStmt" || fn.text == "decl_buffer") {
+    Args args = ParseArgs();
+    ExpectKeyword("as");
+    Token name = ExpectName("a name");
+    ExpectOp(":");
+    PushScope();
+    Stmt result;
+    if (fn.text == "LetStmt") {
+      if (args.positional.size() != 1 || !args.keywords.empty())
+        Fail(args.at, "T.LetStmt takes one value");
+      Expr value = AsExpr(args.positional[0], "a value");
+      Var var(name.text, value.dtype());
+      Bind(name.text, Symbol{var, {}});
+      Stmt body = ParseBody(Scope::kOther, nullptr, with_tok);
+      result = Build(fn, [&] { return LetStmt(var, value, body); });
+    } else {
+      bool has_data = false;
+      Buffer buffer = MakeBuffer(name.text, args, 0, &has_data);
+      Bind(name.text, Symbol{{}, buffer});
+      Stmt body = ParseBody(Scope::kOther, nullptr, with_tok);
+      result = has_data ? DeclBufferStmt(buffer, body) : Allocate(buffer, body);
+    }
+    PopScope();
+    return result;
+  }
+  Fail(fn, "unsupported 'with T." + fn.text + "'");
+}
+
+Stmt TirParser::ParseBlock(const Token& at, Scope scope) {
+  NestingGuard guard(*this, at);
+  Args args = ParseArgs();
+  if (args.positional.size() != 1) Fail(args.at, "T.block takes the block name");
+  std::string name = AsString(args.positional[0], "a block name");
+  for (const auto& [key, value] : args.keywords)
+    Fail(key, "unsupported argument '" + key.text + "' of T.block");
+  ExpectOp(":");
+  saw_block_ = true;
+  BlockFrame frame;
+  PushScope();
+  Stmt body = ParseBody(Scope::kBlock, &frame, at);
+  PopScope();
+  if (!body.defined()) Fail(at, "block '" + name + "' has no body");
+  auto node = std::make_shared<BlockNode>();
+  node->name = name;
+  node->iter_vars = std::move(frame.iter_vars);
+  node->alloc_buffers = std::move(frame.alloc_buffers);
+  node->init = frame.init;
+  node->body = body;
+  node->annotations = std::move(frame.annotations);
+  bool is_root = name == "root" && scope == Scope::kFunction;
+  if (frame.reads) node->reads = std::move(*frame.reads);
+  if (frame.writes) node->writes = std::move(*frame.writes);
+  if ((!frame.reads || !frame.writes) && !is_root) {
+#ifdef KILN_TEXT_HAS_REGIONS
+    arith::BlockAccessRegions regions =
+        Build(at, [&] { return arith::DetectBlockAccessRegions(*node); });
+    if (!frame.reads) node->reads = std::move(regions.reads);
+    if (!frame.writes) node->writes = std::move(regions.writes);
+#else
+    Fail(at, "block '" + name + "' needs T.reads and T.writes");
+#endif
+  }
+  Expr predicate = frame.predicate.defined() ? frame.predicate : BoolImm(true);
+  std::vector<Expr> values = std::move(frame.iter_values);
+  return Build(at, [&] { return BlockRealize(values, predicate, Block(node)); });
+}
+
+// ---- entry points -----------------------------------------------------------------------
+
+PrimFunc ParsePrimFuncAt(const SourceText& source, const std::vector<Token>& tokens, size_t* pos) {
+  TirParser parser(source, tokens, *pos);
+  PrimFunc f = parser.ParseFunction();
+  *pos = parser.pos();
+  return f;
+}
+
+namespace {
+
+void SkipNewlines(const std::vector<Token>& tokens, size_t* pos) {
+  while (tokens[*pos].kind == TokenKind::kNewline) ++*pos;
+}
+
+// Skips `from ... import ...` and `import ...` lines, which pasted scripts often start with.
+bool SkipImport(const std::vector<Token>& tokens, size_t* pos) {
+  if (!tokens[*pos].IsName("from") && !tokens[*pos].IsName("import")) return false;
+  while (tokens[*pos].kind != TokenKind::kNewline && tokens[*pos].kind != TokenKind::kEnd) ++*pos;
+  return true;
+}
+
+bool IsDecorator(const std::vector<Token>& tokens, size_t pos, std::string_view prefix,
+                 std::string_view name) {
+  return pos + 3 < tokens.size() && tokens[pos].IsOp("@") && tokens[pos + 1].IsName(prefix) &&
+         tokens[pos + 2].IsOp(".") && tokens[pos + 3].IsName(name);
+}
+
+}  // namespace
+
+std::vector<PrimFunc> ParsePrimFuncs(std::string_view text, std::string_view source_name) {
+  SourceText source(text, source_name);
+  std::vector<Token> tokens = Tokenize(source);
+  std::vector<PrimFunc> funcs;
+  size_t pos = 0;
+  auto expected = [&](const Token& t, const std::string& what) {
+    source.Fail(t, "expected " + what + ", got " + t.Describe());
+  };
+  while (true) {
+    SkipNewlines(tokens, &pos);
+    if (tokens[pos].kind == TokenKind::kEnd) break;
+    if (SkipImport(tokens, &pos)) continue;
+    if (IsDecorator(tokens, pos, "T", "prim_func")) {
+      funcs.push_back(ParsePrimFuncAt(source, tokens, &pos));
+      continue;
+    }
+    if (!IsDecorator(tokens, pos, "I", "ir_module")) {
+      expected(tokens[pos], "'@T.prim_func' or '@I.ir_module'");
+    }
+    pos += 4;
+    if (tokens[pos].IsOp("(")) {  // @I.ir_module(check_well_formed=...)
+      while (!tokens[pos].IsOp(")") && tokens[pos].kind != TokenKind::kEnd) ++pos;
+      if (tokens[pos].IsOp(")")) ++pos;
+    }
+    if (tokens[pos].kind != TokenKind::kNewline) expected(tokens[pos], "end of line");
+    ++pos;
+    if (!tokens[pos].IsName("class")) expected(tokens[pos], "'class'");
+    ++pos;
+    if (tokens[pos].kind != TokenKind::kName) expected(tokens[pos], "a module name");
+    ++pos;
+    if (!tokens[pos].IsOp(":")) expected(tokens[pos], "':'");
+    ++pos;
+    if (tokens[pos].kind != TokenKind::kNewline) expected(tokens[pos], "end of line");
+    ++pos;
+    if (tokens[pos].kind != TokenKind::kIndent) expected(tokens[pos], "an indented class body");
+    ++pos;
+    while (true) {
+      SkipNewlines(tokens, &pos);
+      if (tokens[pos].kind == TokenKind::kDedent) {
+        ++pos;
+        break;
+      }
+      if (!IsDecorator(tokens, pos, "T", "prim_func")) {
+        expected(tokens[pos], "'@T.prim_func' (only TensorIR functions are read here)");
+      }
+      funcs.push_back(ParsePrimFuncAt(source, tokens, &pos));
+    }
+  }
+  return funcs;
+}
+
+PrimFunc ParsePrimFunc(std::string_view text, std::string_view source_name) {
+  std::vector<PrimFunc> funcs = ParsePrimFuncs(text, source_name);
+  if (funcs.size() != 1) {
+    throw Error(ErrorKind::kParse, std::string(source_name) + ":1:1: expected exactly one " +
+                                       "T.prim_func, got " + std::to_string(funcs.size()));
+  }
+  return funcs[0];
+}
+
+}  // namespace kiln::ir

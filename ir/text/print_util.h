@@ -1,0 +1,27 @@
+// Helpers of the TVMScript printer (ir/text/printer.cc), kept apart so that the printer file
+// holds the layout rules only.
+#pragma once
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/function.h"
+
+namespace kiln::ir {
+
+// Names a printed variable or buffer must not take (T, Python keywords, builtins).
+const std::unordered_set<std::string>& ReservedNames();
+// A double-quoted Python string literal with escapes.
+std::string QuoteString(const std::string& s);
+// The shortest decimal text that reads back as exactly `v`; inf and nan as quoted strings.
+std::string FloatLiteral(double v);
+// The variables `f` uses without defining them (by a loop, a block, a let, or as a parameter
+// or a buffer's data), in order of first use: the symbolic shape variables declared with
+// `n = T.int32()`.
+std::vector<Var> FreeVars(const PrimFuncNode& f);
+// Every variable use in `e`, in order.
+std::vector<Var> FreeVarsOf(const Expr& e);
+bool ContainsBlock(const Stmt& s);
+
+}  // namespace kiln::ir
