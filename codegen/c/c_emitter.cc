@@ -1,0 +1,537 @@
+// The C emitter: CLikeEmitter's hooks spelled in C11 with GCC vector extensions and OpenMP.
+#include "codegen/c/c_emitter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <unordered_set>
+
+#include "codegen/c_like_emitter.h"
+#include "codegen/passes/ir_utils.h"
+#include "codegen/passes/plan_storage.h"
+#include "codegen/passes/vectorize_loops.h"
+#include "support/half.h"
+
+namespace kiln::codegen {
+
+using namespace ir;
+
+namespace {
+
+constexpr int64_t kStackLimitBytes = 64 * 1024;
+
+const char kHalfHelpers[] = R"(static inline float kiln_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {
+      exp = 127 - 15 + 1;
+      while ((mant & 0x400u) == 0) {
+        mant <<= 1;
+        --exp;
+      }
+      mant &= 0x3ffu;
+      bits = sign | (exp << 23) | (mant << 13);
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+static inline uint16_t kiln_f32_to_f16(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
+  uint32_t abs_bits = bits & 0x7fffffffu;
+  if (abs_bits >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (abs_bits > 0x7f800000u ? 0x200u : 0u));
+  if (abs_bits >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+  if (abs_bits < 0x38800000u) {
+    if (abs_bits < 0x33000000u) return sign;
+    uint32_t exp = abs_bits >> 23;
+    uint32_t mant = (abs_bits & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126 - exp;
+    uint32_t result = mant >> shift;
+    uint32_t rest = mant & ((1u << shift) - 1);
+    uint32_t half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (result & 1u))) ++result;
+    return (uint16_t)(sign | result);
+  }
+  uint32_t rounded = abs_bits + 0xfffu + ((abs_bits >> 13) & 1u);
+  return (uint16_t)(sign | ((rounded - 0x38000000u) >> 13));
+}
+static inline float kiln_round_f16(float f) { return kiln_f16_to_f32(kiln_f32_to_f16(f)); }
+)";
+
+const char kBFloatHelpers[] = R"(static inline float kiln_bf16_to_f32(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+static inline uint16_t kiln_f32_to_bf16(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return (uint16_t)(bits >> 16);
+}
+static inline float kiln_round_bf16(float f) { return kiln_bf16_to_f32(kiln_f32_to_bf16(f)); }
+)";
+
+const char kAllocHelper[] = R"(static inline void* kiln_alloc(size_t align, size_t bytes) {
+  size_t rounded = (bytes + align - 1) / align * align;
+  void* p = aligned_alloc(align, rounded == 0 ? align : rounded);
+  if (p == NULL) abort();
+  return p;
+}
+)";
+
+bool Is16BitFloat(DataType t) { return t.is_float() && t.bits() == 16; }
+
+std::string FloatLiteral(double v, bool is_double) {
+  if (std::isnan(v)) return is_double ? "((double)NAN)" : "NAN";
+  if (std::isinf(v)) {
+    std::string inf = is_double ? "((double)INFINITY)" : "INFINITY";
+    return v > 0 ? inf : "(-" + inf + ")";
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, is_double ? "%.17g" : "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  if (!is_double) s += "f";
+  return v < 0 || (v == 0 && std::signbit(v)) ? "(" + s + ")" : s;
+}
+
+bool IsCIdentifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+class CEmitter : public CLikeEmitter {
+ public:
+  explicit CEmitter(const CEmitOptions& options) : options_(options) {}
+
+  EmittedSource Run(const PrimFunc& f, const std::string& symbol) {
+    function_name_ = f->name;
+    Check(IsCIdentifier(symbol), ErrorKind::kInvalidIR,
+          "function " + f->name + ": kernel symbol '" + symbol + "' is not a C identifier");
+    ReserveName(symbol);
+    EmittedSource result;
+    result.language = "c";
+    result.signature = SignatureOf(f, symbol);
+    bool noalias = false;
+    if (auto it = f->attrs.find("tir.noalias"); it != f->attrs.end()) {
+      noalias = !IsConstInt(it->second, 0);
+    }
+    indent_ = 1;
+    const auto& slots = result.signature.slots;
+    Line() << "if (num_args != " << slots.size() << ") return 1;\n";
+    if (slots.empty()) {
+      Line() << "(void)args;\n";
+    } else {
+      Line() << "if (args == NULL) return 2;\n";
+    }
+    std::vector<std::string> unpacked;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const ArgSlot& slot = slots[i];
+      std::string arg = "args[" + std::to_string(i) + "]";
+      const Var& param = f->params[slot.param_index];
+      switch (slot.kind) {
+        case SlotKind::kBufferData: {
+          Buffer buffer = *f->BufferOf(param);
+          std::string name = DeclareVar(buffer->data);
+          std::string type = StorageTypeName(buffer->dtype);
+          int64_t align = buffer->align ? buffer->align : options_.default_param_alignment;
+          std::string ptr =
+              align > 0 ? "__builtin_assume_aligned(" + arg + ".ptr, " + std::to_string(align) + ")"
+                        : arg + ".ptr";
+          Line() << type << "* " << (noalias ? "restrict " : "") << name << " = (" << type << "*)"
+                 << ptr << ";\n";
+          unpacked.push_back(name);
+          break;
+        }
+        case SlotKind::kScalarInt:
+        case SlotKind::kScalarFloat: {
+          std::string name = DeclareVar(param);
+          std::string value = slot.kind == SlotKind::kScalarInt ? arg + ".i" : arg + ".f";
+          if (slot.dtype.is_bool()) {
+            value = "(" + value + " != 0)";
+          } else if (Is16BitFloat(slot.dtype)) {
+            value = FinishArith(slot.dtype, "(float)" + value);
+          }
+          Line() << "const " << TypeName(slot.dtype) << " " << name << " = ("
+                 << TypeName(slot.dtype) << ")" << value << ";\n";
+          unpacked.push_back(name);
+          break;
+        }
+        case SlotKind::kShapeVar: {
+          Buffer buffer = *f->BufferOf(param);
+          const Var shape_var = Var(buffer->shape[slot.dim].ptr());
+          std::string name = DeclareVar(shape_var);
+          AssumeNonNegative(shape_var);
+          Line() << "const " << TypeName(slot.dtype) << " " << name << " = ("
+                 << TypeName(slot.dtype) << ")" << arg << ".i;\n";
+          unpacked.push_back(name);
+          break;
+        }
+      }
+    }
+    for (const std::string& name : unpacked) Line() << "(void)" << name << ";\n";
+    EmitStmt(f->body);
+    Line() << "return 0;\n";
+
+    std::ostringstream code;
+    code << "// Kernel " << symbol << " generated by Kiln from function " << f->name << ".\n";
+    code << "#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#include <stdlib.h>\n";
+    if (uses_openmp_) code << "#include <omp.h>\n";
+    code << "\ntypedef union {\n  void* ptr;\n  int64_t i;\n  double f;\n} kiln_value_t;\n\n";
+    for (const std::string& helper : helpers_) code << helper;
+    if (!helpers_.empty()) code << "\n";
+    code << "int32_t " << symbol << "(const kiln_value_t* args, int32_t num_args);\n";
+    code << "int32_t " << symbol << "(const kiln_value_t* args, int32_t num_args) {\n";
+    code << out_.str() << "}\n";
+    result.code = code.str();
+    result.uses_openmp = uses_openmp_;
+    return result;
+  }
+
+ protected:
+  std::string TypeName(DataType t) override {
+    if (t.is_vector()) return VectorType(t);
+    switch (t.code()) {
+      case DataType::Code::kBool:
+        return "int8_t";
+      case DataType::Code::kInt:
+        return "int" + std::to_string(t.bits()) + "_t";
+      case DataType::Code::kUInt:
+        return "uint" + std::to_string(t.bits()) + "_t";
+      case DataType::Code::kFloat:
+        if (t.bits() == 64) return "double";
+        if (t.bits() == 32 || t.bits() == 16) return "float";
+        break;
+      case DataType::Code::kBFloat:
+        return "float";
+      case DataType::Code::kHandle:
+        if (t.is_void()) return "void";
+        return "void*";
+    }
+    throw Error(ErrorKind::kUnsupported,
+                "function " + function_name_ + ": no C type for " + t.ToString());
+  }
+
+  std::string StorageTypeName(DataType t) override {
+    if (Is16BitFloat(t) && t.is_scalar()) return "uint16_t";
+    return TypeName(t);
+  }
+
+  std::string PrintFloatImm(DataType t, double value) override {
+    if (t.code() == DataType::Code::kBFloat) {
+      value = BFloat16ToFloat(FloatToBFloat16(static_cast<float>(value)));
+    } else if (t.bits() == 16) {
+      value = HalfToFloat(FloatToHalf(static_cast<float>(value)));
+    }
+    return FloatLiteral(value, t.bits() == 64);
+  }
+
+  std::string FinishArith(DataType t, std::string expr) override {
+    if (t.is_vector()) return expr;
+    if (t.is_float() && t.bits() == 16) {
+      NeedFloat16(t);
+      return (t.code() == DataType::Code::kBFloat ? "kiln_round_bf16(" : "kiln_round_f16(") + expr +
+             ")";
+    }
+    if ((t.is_int() || t.is_uint()) && t.bits() < 32) return "((" + TypeName(t) + ")" + expr + ")";
+    return expr;
+  }
+
+  std::string PrintIntrinsic(const CallNode* op, const std::vector<std::string>& args) override {
+    DataType t = op->dtype;
+    DataType at = op->args[0].dtype();
+    const std::string& name = op->op;
+    Check(t.is_scalar() && at.is_scalar(), ErrorKind::kUnsupported,
+          "function " + function_name_ + ": " + name + " on vectors");
+    if (name == "isnan" || name == "isinf" || name == "isfinite") {
+      return "(" + name + "(" + args[0] + ") != 0)";
+    }
+    if ((name == "abs" || name == "fabs") && at.is_integral()) {
+      if (at.is_uint() || at.is_bool()) return args[0];
+      if (at.bits() == 64) return "llabs(" + args[0] + ")";
+      return FinishArith(t, "abs(" + args[0] + ")");
+    }
+    Check(at.is_float() && t.is_float(), ErrorKind::kType,
+          "function " + function_name_ + ": " + name + " of " + at.ToString());
+    bool dbl = t.bits() == 64;
+    std::string suffix = dbl ? "" : "f";
+    std::string one = dbl ? "1.0" : "1.0f";
+    std::string r;
+    if (name == "rsqrt") {
+      r = "(" + one + " / sqrt" + suffix + "(" + args[0] + "))";
+    } else if (name == "sigmoid") {
+      r = "(" + one + " / (" + one + " + exp" + suffix + "(-(" + args[0] + "))))";
+    } else if (name == "exp10") {
+      r = "pow" + suffix + "(" + (dbl ? "10.0" : "10.0f") + ", " + args[0] + ")";
+    } else {
+      std::string fn = name == "abs" ? "fabs" : name;
+      r = fn + suffix + "(";
+      for (size_t i = 0; i < args.size(); ++i) r += (i ? ", " : "") + args[i];
+      r += ")";
+    }
+    return FinishArith(t, r);
+  }
+
+  std::string PrintCast(DataType to, const Expr& value) override {
+    DataType from = value.dtype();
+    std::string v = PrintExpr(value);
+    if (to.is_vector()) return "__builtin_convertvector(" + v + ", " + TypeName(to) + ")";
+    if (to == from) return v;
+    if (to.is_bool()) return "((int8_t)((" + v + ") != 0))";
+    if (Is16BitFloat(to)) return FinishArith(to, "((float)" + v + ")");
+    return "((" + TypeName(to) + ")" + v + ")";
+  }
+
+  std::string PrintFloorDivSigned(DataType t, const std::string& a, const std::string& b) override {
+    if (t.is_uint() || t.is_bool()) return "(" + a + " / " + b + ")";
+    bool wide = t.bits() == 64;
+    std::string fn = wide ? "kiln_floordiv_i64" : "kiln_floordiv_i32";
+    std::string type = wide ? "int64_t" : "int32_t";
+    NeedHelper(
+        fn, "static inline " + type + " " + fn + "(" + type + " a, " + type + " b) {\n  " + type +
+                " q = a / b;\n  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n");
+    return fn + "(" + a + ", " + b + ")";
+  }
+
+  std::string PrintFloorModSigned(DataType t, const std::string& a, const std::string& b) override {
+    if (t.is_uint() || t.is_bool()) return "(" + a + " % " + b + ")";
+    bool wide = t.bits() == 64;
+    std::string fn = wide ? "kiln_floormod_i64" : "kiln_floormod_i32";
+    std::string type = wide ? "int64_t" : "int32_t";
+    NeedHelper(fn, "static inline " + type + " " + fn + "(" + type + " a, " + type + " b) {\n  " +
+                       type +
+                       " r = a % b;\n  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\n");
+    return fn + "(" + a + ", " + b + ")";
+  }
+
+  std::string PrintMinMax(bool is_min, DataType t, const std::string& a,
+                          const std::string& b) override {
+    std::string fn = std::string(is_min ? "kiln_min_" : "kiln_max_") + t.ToString();
+    std::string type = TypeName(t);
+    const char* cmp = is_min ? "<" : ">";
+    // Floats propagate NaN (x != x only for NaN), as the interpreter does.
+    auto pick = [&](const std::string& x, const std::string& y) {
+      std::string choose = x + " " + cmp + " " + y + " ? " + x + " : " + y;
+      if (!t.is_float()) return choose;
+      return x + " != " + x + " ? " + x + " : " + y + " != " + y + " ? " + y + " : " + choose;
+    };
+    if (t.is_vector()) {
+      NeedHelper(fn, "static inline " + type + " " + fn + "(" + type + " a, " + type + " b) {\n  " +
+                         type + " r = a;\n  for (int i = 0; i < " + std::to_string(t.lanes()) +
+                         "; ++i) r[i] = " + pick("a[i]", "b[i]") + ";\n  return r;\n}\n");
+    } else {
+      NeedHelper(fn, "static inline " + type + " " + fn + "(" + type + " a, " + type +
+                         " b) { return " + pick("a", "b") + "; }\n");
+    }
+    return fn + "(" + a + ", " + b + ")";
+  }
+
+  std::string PrintRamp(const RampNode* op) override {
+    DataType t = op->dtype;
+    std::string type = TypeName(t);
+    std::string elem = TypeName(t.element_of());
+    std::string fn = "kiln_vramp_" + t.ToString();
+    NeedHelper(fn, "static inline " + type + " " + fn + "(" + elem + " base, " + elem +
+                       " stride) {\n  " + type + " v = {0};\n  for (int i = 0; i < " +
+                       std::to_string(t.lanes()) + "; ++i) v[i] = (" + elem +
+                       ")(base + i * stride);\n  return v;\n}\n");
+    return fn + "(" + PrintExpr(op->base) + ", " + PrintExpr(op->stride) + ")";
+  }
+
+  std::string PrintBroadcast(const BroadcastNode* op) override {
+    DataType t = op->dtype;
+    std::string type = TypeName(t);
+    std::string fn = "kiln_vbroadcast_" + t.ToString();
+    NeedHelper(fn, "static inline " + type + " " + fn + "(" + TypeName(t.element_of()) +
+                       " x) {\n  " + type + " v = {0};\n  for (int i = 0; i < " +
+                       std::to_string(t.lanes()) + "; ++i) v[i] = x;\n  return v;\n}\n");
+    return fn + "(" + PrintExpr(op->value) + ")";
+  }
+
+  std::string PrintLoad(const BufferLoadNode* op) override {
+    Check(op->indices.size() == 1, ErrorKind::kInvalidIR,
+          "function " + function_name_ + ": load of " + op->buffer->name + " is not flattened");
+    std::string name = NameOf(op->buffer->data);
+    DataType elem = op->buffer->dtype;
+    if (op->dtype.is_vector()) {
+      const auto* ramp = op->indices[0].as<RampNode>();
+      Check(ramp != nullptr && elem.is_scalar() && !Is16BitFloat(elem), ErrorKind::kUnsupported,
+            "function " + function_name_ + ": vector load of " + op->buffer->name +
+                " that is not a contiguous or strided " + elem.ToString() + " access");
+      std::string ptr = "(" + name + " + " + PrintExpr(ramp->base) + ")";
+      if (IsConstInt(ramp->stride, 1)) return VectorAccess("vload", op->dtype) + "(" + ptr + ")";
+      return VectorAccess("vgather", op->dtype) + "(" + ptr + ", (int64_t)" +
+             PrintExpr(ramp->stride) + ")";
+    }
+    std::string access = name + "[" + PrintExpr(op->indices[0]) + "]";
+    if (Is16BitFloat(elem)) {
+      NeedFloat16(elem);
+      return (elem.code() == DataType::Code::kBFloat ? "kiln_bf16_to_f32(" : "kiln_f16_to_f32(") +
+             access + ")";
+    }
+    return access;
+  }
+
+  void EmitStore(const BufferStoreNode* op) override {
+    Check(op->indices.size() == 1, ErrorKind::kInvalidIR,
+          "function " + function_name_ + ": store to " + op->buffer->name + " is not flattened");
+    std::string name = NameOf(op->buffer->data);
+    DataType elem = op->buffer->dtype;
+    std::string value = PrintExpr(op->value);
+    if (op->value.dtype().is_vector()) {
+      const auto* ramp = op->indices[0].as<RampNode>();
+      Check(ramp != nullptr && elem.is_scalar() && !Is16BitFloat(elem), ErrorKind::kUnsupported,
+            "function " + function_name_ + ": vector store to " + op->buffer->name +
+                " that is not a contiguous or strided " + elem.ToString() + " access");
+      std::string ptr = "(" + name + " + " + PrintExpr(ramp->base) + ")";
+      if (IsConstInt(ramp->stride, 1)) {
+        Line() << VectorAccess("vstore", op->value.dtype()) << "(" << ptr << ", " << value
+               << ");\n";
+      } else {
+        Line() << VectorAccess("vscatter", op->value.dtype()) << "(" << ptr << ", (int64_t)"
+               << PrintExpr(ramp->stride) << ", " << value << ");\n";
+      }
+      return;
+    }
+    if (Is16BitFloat(elem)) {
+      NeedFloat16(elem);
+      value = (elem.code() == DataType::Code::kBFloat ? "kiln_f32_to_bf16(" : "kiln_f32_to_f16(") +
+              value + ")";
+    }
+    Line() << name << "[" << PrintExpr(op->indices[0]) << "] = " << value << ";\n";
+  }
+
+  void EmitFor(const ForNode* op) override {
+    bool opens = op->for_kind == ForKind::kParallel && !in_parallel_;
+    if (opens) {
+      uses_openmp_ = true;
+      in_parallel_ = true;
+      opening_loop_ = op;
+    }
+    CLikeEmitter::EmitFor(op);
+    if (opens) in_parallel_ = false;
+  }
+
+  void EmitLoopPrefix(const ForNode* op) override {
+    if (op == opening_loop_) {
+      Line() << "#pragma omp parallel for\n";
+      opening_loop_ = nullptr;
+    } else if (op->for_kind == ForKind::kUnrolled) {
+      auto extent = AsConstInt(op->extent);
+      Line() << "#pragma GCC unroll "
+             << (extent && *extent > 0 && *extent < 65535 ? *extent : int64_t{8}) << "\n";
+    } else if (op->for_kind == ForKind::kVectorized || op->annotations.count(kPragmaIvdep)) {
+      Line() << "#pragma GCC ivdep\n";
+    }
+  }
+
+  void EmitAllocate(const AllocateNode* op) override {
+    const Buffer& buffer = op->buffer;
+    DataType elem = buffer->dtype;
+    std::string type = StorageTypeName(elem);
+    Expr count = IntImm(DataType::Int(64), 1);
+    for (const Expr& extent : buffer->shape) {
+      count = FoldMul(count, CastTo(DataType::Int(64), extent));
+    }
+    int64_t align = std::max<int64_t>(buffer->align, 16);
+    auto const_count = AsConstInt(count);
+    int64_t bytes = const_count ? *const_count * elem.bytes() * elem.lanes() : -1;
+    bool on_stack = buffer->scope == kStorageStack ||
+                    (buffer->scope != kStorageHeap && const_count && bytes <= kStackLimitBytes);
+    std::string name = DeclareVar(buffer->data);
+    if (on_stack) {
+      Line() << type << " " << name << "[" << std::max<int64_t>(*const_count, 1)
+             << "] __attribute__((aligned(" << align << ")));\n";
+      EmitStmt(op->body);
+      return;
+    }
+    NeedHelper("kiln_alloc", kAllocHelper);
+    Line() << type << "* " << name << " = (" << type << "*)kiln_alloc(" << align << ", (size_t)"
+           << PrintExpr(count) << " * sizeof(" << type << "));\n";
+    EmitStmt(op->body);
+    Line() << "free(" << name << ");\n";
+  }
+
+ private:
+  void NeedHelper(const std::string& name, const std::string& definition) {
+    if (helper_names_.insert(name).second) helpers_.push_back(definition);
+  }
+
+  void NeedFloat16(DataType t) {
+    if (t.code() == DataType::Code::kBFloat) {
+      NeedHelper("kiln_bf16", kBFloatHelpers);
+    } else {
+      NeedHelper("kiln_f16", kHalfHelpers);
+    }
+  }
+
+  std::string VectorType(DataType t) {
+    Check(!t.is_bool() && !Is16BitFloat(t) && !t.is_handle() && (t.lanes() & (t.lanes() - 1)) == 0,
+          ErrorKind::kUnsupported,
+          "function " + function_name_ + ": no C vector type for " + t.ToString());
+    std::string name = "kiln_" + t.ToString();
+    NeedHelper(name, "typedef " + TypeName(t.element_of()) + " " + name +
+                         " __attribute__((vector_size(" + std::to_string(t.bytes() * t.lanes()) +
+                         ")));\n");
+    return name;
+  }
+
+  // The helper that loads, stores, gathers or scatters a vector of type `t`.
+  std::string VectorAccess(const std::string& kind, DataType t) {
+    std::string type = VectorType(t);
+    std::string elem = TypeName(t.element_of());
+    std::string lanes = std::to_string(t.lanes());
+    std::string fn = "kiln_" + kind + "_" + t.ToString();
+    std::string def;
+    if (kind == "vload") {
+      def = "static inline " + type + " " + fn + "(const " + elem + "* p) {\n  " + type +
+            " v;\n  memcpy(&v, p, sizeof v);\n  return v;\n}\n";
+    } else if (kind == "vstore") {
+      def = "static inline void " + fn + "(" + elem + "* p, " + type +
+            " v) { memcpy(p, &v, sizeof v); }\n";
+    } else if (kind == "vgather") {
+      def = "static inline " + type + " " + fn + "(const " + elem + "* p, int64_t s) {\n  " + type +
+            " v = {0};\n  for (int i = 0; i < " + lanes +
+            "; ++i) v[i] = p[i * s];\n  return v;\n}\n";
+    } else {
+      def = "static inline void " + fn + "(" + elem + "* p, int64_t s, " + type +
+            " v) {\n  for (int i = 0; i < " + lanes + "; ++i) p[i * s] = v[i];\n}\n";
+    }
+    NeedHelper(fn, def);
+    return fn;
+  }
+
+  const CEmitOptions& options_;
+  std::vector<std::string> helpers_;
+  std::unordered_set<std::string> helper_names_;
+  bool uses_openmp_ = false;
+  bool in_parallel_ = false;
+  const ForNode* opening_loop_ = nullptr;
+};
+
+}  // namespace
+
+EmittedSource EmitC(const PrimFunc& lowered, const std::string& symbol,
+                    const CEmitOptions& options) {
+  return CEmitter(options).Run(lowered, symbol);
+}
+
+}  // namespace kiln::codegen

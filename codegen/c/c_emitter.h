@@ -1,0 +1,38 @@
+// The C target: lowered TensorIR to one self-contained C11 translation unit holding the
+// packed entry point of codegen/kernel_abi.h. Parallel loops use OpenMP, vector
+// expressions GCC's vector extensions, and float16/bfloat16 are stored as uint16_t and
+// computed in float. The source needs only <stdint.h>, <string.h>, <math.h>, <stdlib.h>
+// (and <omp.h> when a loop is parallel) and compiles warning-free with
+// `gcc -O3 -march=native -fopenmp -shared -fPIC -std=c11 -Wall`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "codegen/target.h"
+
+namespace kiln::codegen {
+
+struct CEmitOptions {
+  // Alignment in bytes assumed for a parameter buffer whose align is the default (0);
+  // Kiln's host tensors are 64-byte aligned. 0 assumes nothing.
+  int64_t default_param_alignment = 64;
+};
+
+// The C source for `lowered` (the result of Lower) exported as `symbol`.
+EmittedSource EmitC(const ir::PrimFunc& lowered, const std::string& symbol,
+                    const CEmitOptions& options = {});
+
+class CTarget : public CodegenTarget {
+ public:
+  explicit CTarget(CEmitOptions options = {}) : options_(options) {}
+  std::string Name() const override { return "c"; }
+  EmittedSource Emit(const ir::PrimFunc& lowered, const std::string& symbol) override {
+    return EmitC(lowered, symbol, options_);
+  }
+
+ private:
+  CEmitOptions options_;
+};
+
+}  // namespace kiln::codegen

@@ -1,0 +1,45 @@
+// The lowering pipeline.
+#include "codegen/lower.h"
+
+#include "codegen/passes/flatten_buffers.h"
+#include "codegen/passes/lower_blocks.h"
+#include "codegen/passes/simplify.h"
+#include "support/logging.h"
+#ifdef KILN_CODEGEN_HAVE_PRINTER
+#include "ir/text/printer.h"
+#endif
+
+namespace kiln::codegen {
+
+using ir::PrimFunc;
+
+PrimFunc Lower(const PrimFunc& f, const LowerOptions& options) {
+  auto step = [&](std::string_view pass, PrimFunc result) {
+#ifdef KILN_CODEGEN_HAVE_PRINTER
+    if (Logger().should_log(spdlog::level::debug)) {
+      // A log line must never fail the lowering it describes.
+      std::string text;
+      try {
+        text = ir::PrintPrimFunc(result);
+      } catch (const Error& e) {
+        text = std::string("(not printable: ") + e.what() + ")";
+      }
+      KILN_LOG_DEBUG("lower {}: after {}:\n{}", f->name, pass, text);
+    }
+#else
+    KILN_LOG_DEBUG("lower {}: after {}", f->name, pass);
+#endif
+    if (options.after_pass) options.after_pass(pass, result);
+    return result;
+  };
+  PrimFunc g = step("LowerBlocks", LowerBlocks(f));
+  g = step("FlattenBuffers", FlattenBuffers(g));
+  g = step("Simplify", Simplify(g));
+  g = step("UnrollLoops", UnrollLoops(g, options.unroll));
+  g = step("VectorizeLoops", VectorizeLoops(g, options.vectorize));
+  g = step("Simplify", Simplify(g));
+  if (options.plan_storage) g = step("PlanStorage", PlanStorage(g, options.storage));
+  return g;
+}
+
+}  // namespace kiln::codegen

@@ -1,0 +1,51 @@
+// CpuModule: dlopen, dlsym, dlclose.
+#include "runtime/cpu_module.h"
+
+#include <dlfcn.h>
+
+#include <utility>
+
+#include "support/error.h"
+
+namespace kiln::runtime {
+namespace {
+
+std::string LastDlError() {
+  const char* e = dlerror();
+  return e ? e : "unknown reason";
+}
+
+}  // namespace
+
+CpuModule CpuModule::Load(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  Check(handle != nullptr, ErrorKind::kIO, "cannot load " + path + ": " + LastDlError());
+  return CpuModule(handle, path);
+}
+
+CpuModule::CpuModule(CpuModule&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), path_(std::move(other.path_)) {}
+
+CpuModule& CpuModule::operator=(CpuModule&& other) noexcept {
+  if (this != &other) {
+    if (handle_) dlclose(handle_);
+    handle_ = std::exchange(other.handle_, nullptr);
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+CpuModule::~CpuModule() {
+  if (handle_) dlclose(handle_);
+}
+
+KernelFunction CpuModule::GetKernel(const std::string& symbol) const {
+  Check(handle_ != nullptr, ErrorKind::kInternal, "GetKernel on an unloaded module");
+  dlerror();
+  void* address = dlsym(handle_, symbol.c_str());
+  Check(address != nullptr, ErrorKind::kIO,
+        "no kernel '" + symbol + "' in " + path_ + ": " + LastDlError());
+  return reinterpret_cast<KernelFunction>(address);
+}
+
+}  // namespace kiln::runtime

@@ -1,0 +1,55 @@
+// MeasureResult: what one measurement of one candidate kernel on one device produced. It is
+// the record a worker reports and the tuning database stores: an outcome kind, a message
+// naming what went wrong, the build time, every repeat's time and the median, and how far
+// the outputs were from the reference.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/host_tensor.h"
+
+namespace kiln::runtime {
+
+// The outcome of a measurement. A candidate that crashes, hangs, fails to build or computes
+// the wrong thing is an error result, never a fast one.
+enum class MeasureErrorKind {
+  kOk,
+  kBuildError,    // the compiler rejected the source or ran past its time limit
+  kRuntimeError,  // the kernel crashed (the message names the signal) or returned non-zero
+  kTimeout,       // the run passed its wall-clock limit and was killed
+  kWrongResult,   // outputs differ from the reference (set by the caller's check)
+};
+
+// "ok", "build_error", "runtime_error", "timeout", "wrong_result": stable names, used on the
+// wire and in the database.
+std::string_view MeasureErrorKindName(MeasureErrorKind kind);
+std::optional<MeasureErrorKind> ParseMeasureErrorKind(std::string_view name);
+
+struct MeasureResult {
+  MeasureErrorKind error_kind = MeasureErrorKind::kOk;
+  std::string message;  // empty when ok
+  double build_seconds = 0;
+  bool build_cache_hit = false;
+  std::vector<double> repeat_seconds;  // seconds per run, one entry per repeat
+  double median_seconds = 0;
+  int number = 0;  // runs per repeat that timing settled on
+  // Correctness against the reference; checked is false until CheckOutputs has run.
+  bool correctness_checked = false;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+
+  bool ok() const { return error_kind == MeasureErrorKind::kOk; }
+};
+
+// Compares `actual` outputs with `expected` ones (same order; each pair compared with the
+// tolerance for its dtype unless `tolerance` is given), records the largest errors and, on a
+// mismatch, turns `result` into kWrongResult with a message naming the output and element.
+// Does nothing to a result that is already an error.
+void CheckOutputs(const std::vector<ir::HostTensor>& expected,
+                  const std::vector<ir::HostTensor>& actual, MeasureResult& result,
+                  std::optional<ir::Tolerance> tolerance = std::nullopt);
+
+}  // namespace kiln::runtime

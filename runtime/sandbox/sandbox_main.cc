@@ -1,0 +1,41 @@
+// kiln-sandbox: builds or runs one candidate kernel in its own process, so that a crash or a
+// hang takes down only this process. Usage: kiln-sandbox REQUEST.json RESULT.json
+// (runtime/sandbox_protocol.h). The result file is written only when the request was carried
+// out, whole or not at all; a crash leaves none, and the client reads the signal instead.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "runtime/file_util.h"
+#include "runtime/sandbox_protocol.h"
+#include "runtime/sandbox_runner.h"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: kiln-sandbox REQUEST.json RESULT.json\n");
+    return 2;
+  }
+  // A crashing candidate should die at once, without writing a core file.
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  // The client keeps what this process writes to stderr for its messages (where the C
+  // library reports an abort); a kernel printing to stdout must not fill that.
+  int null_fd = open("/dev/null", O_WRONLY);
+  if (null_fd >= 0) {
+    dup2(null_fd, STDOUT_FILENO);
+    close(null_fd);
+  }
+  try {
+    using namespace kiln::runtime;
+    SandboxRequest request = RequestFromJson(ReadWholeFile(argv[1]), argv[1]);
+    SandboxResult result = RunSandboxRequest(request);
+    WriteFileAtomically(argv[2], ResultToJson(result));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kiln-sandbox: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

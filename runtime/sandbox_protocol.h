@@ -1,0 +1,100 @@
+// The request and result files exchanged between a caller (sandbox_client.h) and the
+// kiln-sandbox runner, and the raw tensor files beside them. Both are JSON objects carrying
+// `"version": kSandboxProtocolVersion`; tensors are raw little-endian element bytes whose
+// dtype and shape travel in the JSON. Everything read back is validated: a malformed or
+// truncated file is a kiln::Error naming the file and the field, never a crash.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_abi.h"
+#include "ir/host_tensor.h"
+#include "ir/interpreter/interpreter.h"
+#include "runtime/cpu_builder.h"
+#include "runtime/measure_result.h"
+#include "runtime/timing.h"
+
+namespace kiln::runtime {
+
+inline constexpr int kSandboxProtocolVersion = 1;
+
+enum class SandboxPhase {
+  kBuild,    // compile the source only
+  kRunOnce,  // run once on fresh inputs and dump every tensor argument
+  kTime,     // time (after one run whose outputs are dumped, when dump_outputs is set)
+};
+
+// The value of one kernel parameter.
+struct ArgSpec {
+  enum class Kind { kRandomTensor, kTensor, kTensorFile, kInt, kFloat };
+  Kind kind = Kind::kRandomTensor;
+  ir::DataType dtype = ir::DataType::Float(32);
+  std::vector<int64_t> shape;
+  uint64_t seed = 0;  // kRandomTensor: HostTensor::Random(dtype, shape, seed, low, high)
+  double low = -1, high = 1;
+  ir::HostTensor tensor;  // kTensor: given data (the client turns it into a kTensorFile)
+  std::string path;       // kTensorFile: raw element bytes
+  int64_t int_value = 0;
+  double float_value = 0;
+
+  static ArgSpec Random(ir::DataType dtype, std::vector<int64_t> shape, uint64_t seed,
+                        double low = -1, double high = 1);
+  static ArgSpec Tensor(ir::HostTensor tensor);
+  static ArgSpec Int(int64_t value);
+  static ArgSpec Float(double value);
+};
+
+// The argument values `specs` describe; the same specs give the same values in every
+// process, so a caller can rebuild a sandbox's inputs for the reference.
+std::vector<ir::ArgValue> MaterializeArgs(const std::vector<ArgSpec>& specs);
+
+struct SandboxRequest {
+  SandboxPhase phase = SandboxPhase::kTime;
+  std::string source_path;   // C source to build first; or
+  std::string library_path;  // an already built shared object
+  BuildOptions build;
+  codegen::KernelSignature signature;
+  std::vector<ArgSpec> args;  // one per parameter
+  TimingConfig timing;
+  // kTime: first run once and write every tensor argument to output_dir, as kRunOnce does.
+  bool dump_outputs = false;
+  std::string output_dir;
+};
+
+struct TensorFileRef {
+  int param_index = 0;
+  ir::DataType dtype;
+  std::vector<int64_t> shape;
+  std::string path;
+};
+
+struct SandboxResult {
+  MeasureErrorKind error_kind = MeasureErrorKind::kOk;
+  std::string message;
+  std::string library_path;
+  double build_seconds = 0;
+  bool build_cache_hit = false;
+  std::vector<double> repeat_seconds;
+  double median_seconds = 0;
+  int number = 0;
+  std::vector<TensorFileRef> outputs;
+};
+
+std::string RequestToJson(const SandboxRequest& request);
+// `where` names the source (a file path) in error messages. Throws kiln::Error(kParse).
+SandboxRequest RequestFromJson(const std::string& text, const std::string& where);
+std::string ResultToJson(const SandboxResult& result);
+SandboxResult ResultFromJson(const std::string& text, const std::string& where);
+
+// Raw tensor files. Reading checks that the file holds exactly the bytes dtype and shape
+// need (kiln::Error(kIO) naming the file otherwise).
+void WriteTensorFile(const ir::HostTensor& tensor, const std::string& path);
+ir::HostTensor ReadTensorFile(const std::string& path, ir::DataType dtype,
+                              const std::vector<int64_t>& shape);
+
+std::string_view SandboxPhaseName(SandboxPhase phase);
+
+}  // namespace kiln::runtime

@@ -1,0 +1,78 @@
+// RunSandboxRequest: build, load, run once and dump, time.
+#include "runtime/sandbox_runner.h"
+
+#include <filesystem>
+
+#include "runtime/cpu_module.h"
+#include "runtime/file_util.h"
+#include "runtime/kernel_args.h"
+#include "support/error.h"
+
+namespace kiln::runtime {
+namespace {
+
+SandboxResult Failure(MeasureErrorKind kind, std::string message, SandboxResult result = {}) {
+  result.error_kind = kind;
+  result.message = std::move(message);
+  return result;
+}
+
+}  // namespace
+
+SandboxResult RunSandboxRequest(const SandboxRequest& request) {
+  SandboxResult result;
+  result.library_path = request.library_path;
+  if (!request.source_path.empty()) {
+    BuildResult built = BuildCSource(ReadWholeFile(request.source_path), request.build);
+    result.build_seconds = built.compile_seconds;
+    result.build_cache_hit = built.cache_hit;
+    if (!built.ok) return Failure(MeasureErrorKind::kBuildError, built.error, result);
+    result.library_path = built.library_path;
+  }
+  if (request.phase == SandboxPhase::kBuild) return result;
+
+  const codegen::KernelSignature& signature = request.signature;
+  KernelFunction kernel = nullptr;
+  // Keeps the library loaded until the end of the request.
+  std::optional<CpuModule> module;
+  try {
+    module.emplace(CpuModule::Load(result.library_path));
+    kernel = module->GetKernel(signature.symbol);
+  } catch (const Error& e) {
+    return Failure(MeasureErrorKind::kBuildError, e.what(), result);
+  }
+
+  std::vector<ir::ArgValue> args = MaterializeArgs(request.args);
+  std::vector<codegen::PackedValue> packed = PackArguments(signature, args);
+  try {
+    if (request.phase == SandboxPhase::kRunOnce || request.dump_outputs) {
+      CallKernel(kernel, signature, packed);
+      for (size_t i = 0; i < args.size(); ++i) {
+        const auto* tensor = std::get_if<ir::HostTensor>(&args[i]);
+        if (tensor == nullptr) continue;
+        TensorFileRef out;
+        out.param_index = static_cast<int>(i);
+        out.dtype = tensor->dtype();
+        out.shape = tensor->shape();
+        out.path =
+            (std::filesystem::path(request.output_dir) / ("param" + std::to_string(i) + ".bin"))
+                .string();
+        WriteTensorFile(*tensor, out.path);
+        result.outputs.push_back(std::move(out));
+      }
+    }
+    if (request.phase == SandboxPhase::kTime) {
+      TimingResult timing =
+          TimeFunction([&] { CallKernel(kernel, signature, packed); }, request.timing);
+      result.repeat_seconds = timing.seconds_per_run;
+      result.median_seconds = timing.median_seconds;
+      result.number = timing.number;
+    }
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kRuntime) throw;
+    return Failure(MeasureErrorKind::kRuntimeError, e.what(), result);
+  }
+  return result;
+}
+
+}  // namespace kiln::runtime

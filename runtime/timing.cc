@@ -1,0 +1,126 @@
+// TimeKernel: warm-up, growth of `number` to reach min_repeat_ms, repeats, median.
+#include "runtime/timing.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "support/error.h"
+
+namespace kiln::runtime {
+namespace {
+
+// Above this, growing `number` further would only risk overflow: a kernel this cheap is
+// measured well enough.
+constexpr int64_t kMaxNumber = int64_t{1} << 30;
+
+// The next `number` after a batch of `number` runs took `seconds`: aim past the minimum
+// with some margin (so one more batch usually suffices), and at least double.
+int NextNumber(int number, double seconds, double min_seconds) {
+  double target = 2.0 * number;
+  if (seconds > 0) target = std::max(target, std::ceil(number * min_seconds / seconds * 1.2));
+  return static_cast<int>(std::min<double>(target, static_cast<double>(kMaxNumber)));
+}
+
+size_t LastLevelCacheBytes() {
+  long bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (bytes <= 0) bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (bytes <= 0) {
+    // Fall back to sysfs (index3 is usually the L3); failing that, assume 32 MiB.
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index3/size");
+    std::string text;
+    if (in >> text && !text.empty()) {
+      char unit = text.back();
+      long value = std::atol(text.c_str());
+      bytes = unit == 'K' ? value << 10 : unit == 'M' ? value << 20 : value;
+    }
+  }
+  if (bytes <= 0) bytes = 32L << 20;
+  return static_cast<size_t>(bytes);
+}
+
+}  // namespace
+
+BatchTimer HostBatchTimer(std::function<void()> run) {
+  return [run = std::move(run)](int n) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) run();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+}
+
+TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
+                        const std::function<void()>& flush) {
+  Check(config.number >= 1 && config.repeat >= 1 && config.warmup >= 0 &&
+            config.min_repeat_ms >= 0 && std::isfinite(config.min_repeat_ms),
+        ErrorKind::kParse,
+        "timing config: need number >= 1, repeat >= 1, warmup >= 0, min_repeat_ms >= 0; got "
+        "number " +
+            std::to_string(config.number) + ", repeat " + std::to_string(config.repeat) +
+            ", warmup " + std::to_string(config.warmup) + ", min_repeat_ms " +
+            std::to_string(config.min_repeat_ms));
+  auto do_flush = [&] {
+    if (!config.flush_cache) return;
+    if (flush) {
+      flush();
+    } else {
+      FlushCpuCache();
+    }
+  };
+  if (config.warmup > 0) timer(config.warmup);
+
+  TimingResult result;
+  result.number = config.number;
+  double min_seconds = config.min_repeat_ms / 1000.0;
+  for (int r = 0; r < config.repeat; ++r) {
+    double seconds;
+    while (true) {
+      do_flush();
+      seconds = timer(result.number);
+      ++result.batches;
+      Check(std::isfinite(seconds) && seconds >= 0, ErrorKind::kRuntime,
+            "timer reported " + std::to_string(seconds) + " s for " +
+                std::to_string(result.number) + " runs");
+      if (seconds >= min_seconds || result.number >= kMaxNumber) break;
+      result.number = NextNumber(result.number, seconds, min_seconds);
+    }
+    result.seconds_per_run.push_back(seconds / result.number);
+  }
+  result.median_seconds = Median(result.seconds_per_run);
+  return result;
+}
+
+TimingResult TimeFunction(std::function<void()> run, const TimingConfig& config) {
+  return TimeKernel(HostBatchTimer(std::move(run)), config);
+}
+
+void FlushCpuCache() {
+  static const size_t bytes = 2 * LastLevelCacheBytes();
+  // Per thread, so that concurrent timers do not race on it.
+  thread_local std::unique_ptr<volatile uint8_t[]> buffer(new volatile uint8_t[bytes]);
+  thread_local uint8_t round = 0;
+  ++round;
+  // One write per cache line is enough to own the line; the read-back keeps the stores.
+  for (size_t i = 0; i < bytes; i += 64) buffer[i] = round;
+  uint8_t sink = 0;
+  for (size_t i = 0; i < bytes; i += 64) sink ^= buffer[i];
+  (void)sink;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  double upper = values[mid];
+  if (values.size() % 2 == 1) return upper;
+  double lower = *std::max_element(values.begin(), values.begin() + mid);
+  return (lower + upper) / 2;
+}
+
+}  // namespace kiln::runtime

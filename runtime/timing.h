@@ -1,0 +1,51 @@
+// The one definition of timing a kernel that every device follows: warm-up runs, then
+// `number` runs per repeat, `number` grown until one repeat lasts `min_repeat_ms`, `repeat`
+// repeats (each optionally after a cache flush), every repeat kept as seconds per run, and
+// the median reported. The device supplies only a BatchTimer: how long `n` back-to-back runs
+// take. The host timer below uses a monotonic clock; a GPU runtime supplies one built on
+// device events or timestamp queries.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+namespace kiln::runtime {
+
+struct TimingConfig {
+  int number = 3;
+  int repeat = 1;
+  double min_repeat_ms = 100;
+  bool flush_cache = false;
+  int warmup = 1;
+};
+
+struct TimingResult {
+  std::vector<double> seconds_per_run;  // one per repeat, in order
+  double median_seconds = 0;
+  int number = 0;   // runs per repeat at the end (after growth)
+  int batches = 0;  // timed batches, growth included (excluding warm-up)
+};
+
+// Runs the kernel `n` times back to back and returns the elapsed seconds.
+using BatchTimer = std::function<double(int n)>;
+
+// A BatchTimer over a host function, timed with std::chrono::steady_clock.
+BatchTimer HostBatchTimer(std::function<void()> run);
+
+// Times with `timer` following `config` (validated: number, repeat >= 1, warmup >= 0,
+// min_repeat_ms >= 0, else kiln::Error). `flush` runs before each timed batch when
+// config.flush_cache is set; by default it is FlushCpuCache.
+TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
+                        const std::function<void()>& flush = {});
+
+// Convenience: TimeKernel(HostBatchTimer(run), config).
+TimingResult TimeFunction(std::function<void()> run, const TimingConfig& config);
+
+// Evicts the CPU caches by writing (and reading back) a buffer twice the size of the
+// last-level cache.
+void FlushCpuCache();
+
+// The median of `values` (the mean of the middle two for an even count); 0 when empty.
+double Median(std::vector<double> values);
+
+}  // namespace kiln::runtime

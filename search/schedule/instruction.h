@@ -1,0 +1,87 @@
+// Schedule instructions: one primitive call as recorded in a trace. Inputs are random
+// variables (handles to blocks, loops and sampled integers) or constants; attributes are
+// constants (JSON values); outputs are the random variables the call defined. Each
+// instruction kind ("Split", "SamplePerfectTile", ...) knows the shape of its inputs,
+// attributes and outputs, how to replay itself on a Schedule and how to print itself.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::search {
+
+class Schedule;
+
+// Random variables: handles resolved against a Schedule's current state.
+struct BlockRV {
+  int64_t id = -1;
+};
+struct LoopRV {
+  int64_t id = -1;
+};
+struct ExprRV {
+  int64_t id = -1;
+};
+
+enum class ArgKind : uint8_t { kNone, kInt, kFloat, kString, kBlock, kLoop, kExpr };
+
+// An instruction input or output: a constant, or a random variable by id.
+struct InstArg {
+  ArgKind kind = ArgKind::kNone;
+  int64_t value = 0;  // the integer, or the random variable's id
+  double fvalue = 0;
+  std::string svalue;
+
+  static InstArg None() { return {}; }
+  static InstArg Int(int64_t v) { return {ArgKind::kInt, v, 0, {}}; }
+  static InstArg Float(double v) { return {ArgKind::kFloat, 0, v, {}}; }
+  static InstArg String(std::string v) { return {ArgKind::kString, 0, 0, std::move(v)}; }
+  static InstArg Of(BlockRV rv) { return {ArgKind::kBlock, rv.id, 0, {}}; }
+  static InstArg Of(LoopRV rv) { return {ArgKind::kLoop, rv.id, 0, {}}; }
+  static InstArg Of(ExprRV rv) { return {ArgKind::kExpr, rv.id, 0, {}}; }
+  bool is_rv() const {
+    return kind == ArgKind::kBlock || kind == ArgKind::kLoop || kind == ArgKind::kExpr;
+  }
+  BlockRV block() const { return {value}; }
+  LoopRV loop() const { return {value}; }
+  ExprRV expr() const { return {value}; }
+};
+
+struct Instruction {
+  std::string kind;
+  std::vector<InstArg> inputs;
+  nlohmann::json attrs = nlohmann::json::array();
+  std::vector<InstArg> outputs;
+};
+
+// What an instruction kind looks like. Signatures are strings of one letter per input or
+// output, the last one optionally followed by '*' (zero or more):
+//   inputs:  B block, L loop, X block or loop, E sampled integer, F split factor (E, int or
+//            None), V annotation value (E, int, float or string)
+//   outputs: B, L, E
+//   attrs:   s string, b bool, i int, I list of ints, D list of numbers
+struct InstructionKind {
+  std::string_view name;
+  std::string_view inputs;
+  std::string_view attrs;
+  std::string_view outputs;
+  bool is_sampling;
+  // Replays the call on `sch` with inputs already translated to its random variables.
+  std::vector<InstArg> (*apply)(Schedule& sch, const std::vector<InstArg>& inputs,
+                                const nlohmann::json& attrs,
+                                const std::optional<nlohmann::json>& decision);
+  // One line of the Python-like schedule script without the "outputs = " part; `inputs` are
+  // the printed input texts.
+  std::string (*print)(const std::vector<std::string>& inputs, const nlohmann::json& attrs,
+                       const std::optional<nlohmann::json>& decision);
+};
+
+// The kind named `name` ("Split"), or nullptr.
+const InstructionKind* LookupInstructionKind(std::string_view name);
+const std::vector<InstructionKind>& InstructionKinds();
+
+}  // namespace kiln::search

@@ -1,0 +1,287 @@
+// The table of instruction kinds: for each primitive, the shape of its instruction, how to
+// replay it on a Schedule and how to print it as a line of a Python-like schedule script.
+#include <algorithm>
+
+#include "search/schedule/instruction.h"
+#include "search/schedule/schedule.h"
+
+namespace kiln::search {
+
+using nlohmann::json;
+using Inputs = std::vector<InstArg>;
+using Decision = std::optional<json>;
+using Texts = std::vector<std::string>;
+
+namespace {
+
+template <typename RV>
+Inputs Out(const std::vector<RV>& rvs) {
+  Inputs out;
+  for (const RV& rv : rvs) out.push_back(InstArg::Of(rv));
+  return out;
+}
+
+std::string Join(const Texts& texts, size_t from = 0, size_t to = SIZE_MAX) {
+  std::string out;
+  for (size_t i = from; i < std::min(to, texts.size()); ++i)
+    out += (i > from ? ", " : "") + texts[i];
+  return out;
+}
+
+std::string Py(const json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  if (v.is_null()) return "None";
+  if (v.is_array()) {
+    std::string out = "[";
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + Py(v[i]);
+    return out + "]";
+  }
+  return v.dump();
+}
+
+std::string WithDecision(const std::string& call, const Decision& decision) {
+  return decision ? call + ", decision=" + Py(*decision) + ")" : call + ")";
+}
+
+std::vector<LoopRV> Loops(const Inputs& in, size_t from = 0) {
+  std::vector<LoopRV> loops;
+  for (size_t i = from; i < in.size(); ++i) loops.push_back(in[i].loop());
+  return loops;
+}
+
+AnnotationValue ToAnnotationValue(const InstArg& arg) {
+  switch (arg.kind) {
+    case ArgKind::kInt:
+      return arg.value;
+    case ArgKind::kFloat:
+      return arg.fvalue;
+    case ArgKind::kString:
+      return arg.svalue;
+    default:
+      return arg.expr();
+  }
+}
+
+// A simple instruction on one loop: "sch.parallel(l1)".
+template <void (Schedule::*kMethod)(LoopRV)>
+Inputs ApplyLoop(Schedule& sch, const Inputs& in, const json&, const Decision&) {
+  (sch.*kMethod)(in[0].loop());
+  return {};
+}
+
+#define KILN_PRINTER(py_name) \
+  [](const Texts& in, const json&, const Decision&) { return "sch." py_name "(" + Join(in) + ")"; }
+
+const std::vector<InstructionKind> kKinds = {
+    {"GetBlock", "", "ss", "B", false,
+     [](Schedule& sch, const Inputs&, const json& a, const Decision&) -> Inputs {
+       return {InstArg::Of(sch.GetBlock(a[0].get<std::string>()))};
+     },
+     [](const Texts&, const json& a, const Decision&) {
+       std::string call = "sch.get_block(" + a[0].dump();
+       if (a[1].get<std::string>() != "main") call += ", func_name=" + a[1].dump();
+       return call + ")";
+     }},
+    {"GetLoops", "B", "", "L*", false,
+     [](Schedule& sch, const Inputs& in, const json&, const Decision&) {
+       return Out(sch.GetLoops(in[0].block()));
+     },
+     KILN_PRINTER("get_loops")},
+    {"GetChildBlocks", "X", "", "B*", false,
+     [](Schedule& sch, const Inputs& in, const json&, const Decision&) {
+       return in[0].kind == ArgKind::kLoop ? Out(sch.GetChildBlocks(in[0].loop()))
+                                           : Out(sch.GetChildBlocks(in[0].block()));
+     },
+     KILN_PRINTER("get_child_blocks")},
+    {"GetProducers", "B", "", "B*", false,
+     [](Schedule& sch, const Inputs& in, const json&, const Decision&) {
+       return Out(sch.GetProducers(in[0].block()));
+     },
+     KILN_PRINTER("get_producers")},
+    {"GetConsumers", "B", "", "B*", false,
+     [](Schedule& sch, const Inputs& in, const json&, const Decision&) {
+       return Out(sch.GetConsumers(in[0].block()));
+     },
+     KILN_PRINTER("get_consumers")},
+    {"Split", "LF*", "bb", "L*", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) {
+       std::vector<Factor> factors;
+       for (size_t i = 1; i < in.size(); ++i) {
+         if (in[i].kind == ArgKind::kNone) {
+           factors.emplace_back(std::nullopt);
+         } else if (in[i].kind == ArgKind::kInt) {
+           factors.emplace_back(in[i].value);
+         } else {
+           factors.emplace_back(in[i].expr());
+         }
+       }
+       return Out(sch.Split(in[0].loop(), factors, a[0].get<bool>()));
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.split(" + in[0] + ", factors=[" + Join(in, 1) +
+              "], preserve_unit_iters=" + Py(a[0]) + ")";
+     }},
+    {"Fuse", "L*", "b", "L", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       return {InstArg::Of(sch.Fuse(Loops(in), a[0].get<bool>()))};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.fuse(" + Join(in) + ", preserve_unit_iters=" + Py(a[0]) + ")";
+     }},
+    {"Reorder", "L*", "", "", false,
+     [](Schedule& sch, const Inputs& in, const json&, const Decision&) -> Inputs {
+       sch.Reorder(Loops(in));
+       return {};
+     },
+     KILN_PRINTER("reorder")},
+    {"AddUnitLoop", "X", "", "L", false,
+     [](Schedule& sch, const Inputs& in, const json&, const Decision&) -> Inputs {
+       return {InstArg::Of(in[0].kind == ArgKind::kLoop ? sch.AddUnitLoop(in[0].loop())
+                                                        : sch.AddUnitLoop(in[0].block()))};
+     },
+     KILN_PRINTER("add_unit_loop")},
+    {"Parallel", "L", "", "", false, ApplyLoop<&Schedule::Parallel>, KILN_PRINTER("parallel")},
+    {"Vectorize", "L", "", "", false, ApplyLoop<&Schedule::Vectorize>, KILN_PRINTER("vectorize")},
+    {"Unroll", "L", "", "", false, ApplyLoop<&Schedule::Unroll>, KILN_PRINTER("unroll")},
+    {"Bind", "L", "s", "", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       sch.Bind(in[0].loop(), a[0].get<std::string>());
+       return {};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.bind(" + in[0] + ", " + a[0].dump() + ")";
+     }},
+    {"Annotate", "XV", "s", "", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       std::string key = a[0].get<std::string>();
+       if (in[0].kind == ArgKind::kLoop) {
+         sch.Annotate(in[0].loop(), key, ToAnnotationValue(in[1]));
+       } else {
+         sch.Annotate(in[0].block(), key, ToAnnotationValue(in[1]));
+       }
+       return {};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.annotate(" + in[0] + ", ann_key=" + a[0].dump() + ", ann_val=" + in[1] + ")";
+     }},
+    {"Unannotate", "X", "s", "", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       std::string key = a[0].get<std::string>();
+       if (in[0].kind == ArgKind::kLoop) {
+         sch.Unannotate(in[0].loop(), key);
+       } else {
+         sch.Unannotate(in[0].block(), key);
+       }
+       return {};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.unannotate(" + in[0] + ", ann_key=" + a[0].dump() + ")";
+     }},
+    {"SamplePerfectTile", "L", "ii", "E*", true,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision& d) {
+       std::optional<std::vector<int64_t>> decision;
+       if (d) decision = d->get<std::vector<int64_t>>();
+       return Out(
+           sch.SamplePerfectTile(in[0].loop(), a[0].get<int>(), a[1].get<int64_t>(), decision));
+     },
+     [](const Texts& in, const json& a, const Decision& d) {
+       return WithDecision("sch.sample_perfect_tile(" + in[0] + ", n=" + a[0].dump() +
+                               ", max_innermost_factor=" + a[1].dump(),
+                           d);
+     }},
+    {"SampleCategorical", "", "ID", "E", true,
+     [](Schedule& sch, const Inputs&, const json& a, const Decision& d) -> Inputs {
+       std::optional<int64_t> decision;
+       if (d) decision = d->get<int64_t>();
+       return {InstArg::Of(sch.SampleCategorical(a[0].get<std::vector<int64_t>>(),
+                                                 a[1].get<std::vector<double>>(), decision))};
+     },
+     [](const Texts&, const json& a, const Decision& d) {
+       return WithDecision("sch.sample_categorical(candidates=" + Py(a[0]) + ", probs=" + Py(a[1]),
+                           d);
+     }},
+    {"SampleComputeLocation", "B", "", "L", true,
+     [](Schedule& sch, const Inputs& in, const json&, const Decision& d) -> Inputs {
+       std::optional<int64_t> decision;
+       if (d) decision = d->get<int64_t>();
+       return {InstArg::Of(sch.SampleComputeLocation(in[0].block(), decision))};
+     },
+     [](const Texts& in, const json&, const Decision& d) {
+       return WithDecision("sch.sample_compute_location(" + in[0], d);
+     }},
+    {"ComputeAt", "BL", "b", "", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       sch.ComputeAt(in[0].block(), in[1].loop(), a[0].get<bool>());
+       return {};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.compute_at(" + in[0] + ", " + in[1] + ", preserve_unit_loops=" + Py(a[0]) + ")";
+     }},
+    {"ReverseComputeAt", "BL", "b", "", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       sch.ReverseComputeAt(in[0].block(), in[1].loop(), a[0].get<bool>());
+       return {};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.reverse_compute_at(" + in[0] + ", " + in[1] +
+              ", preserve_unit_loops=" + Py(a[0]) + ")";
+     }},
+    {"ComputeInline", "B", "", "", false,
+     [](Schedule& sch, const Inputs& in, const json&, const Decision&) -> Inputs {
+       sch.ComputeInline(in[0].block());
+       return {};
+     },
+     KILN_PRINTER("compute_inline")},
+    {"ReverseComputeInline", "B", "", "", false,
+     [](Schedule& sch, const Inputs& in, const json&, const Decision&) -> Inputs {
+       sch.ReverseComputeInline(in[0].block());
+       return {};
+     },
+     KILN_PRINTER("reverse_compute_inline")},
+    {"CacheRead", "B", "is", "B", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       return {InstArg::Of(sch.CacheRead(in[0].block(), a[0].get<int>(), a[1].get<std::string>()))};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.cache_read(" + in[0] + ", read_buffer_index=" + a[0].dump() +
+              ", storage_scope=" + a[1].dump() + ")";
+     }},
+    {"CacheWrite", "B", "is", "B", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       return {
+           InstArg::Of(sch.CacheWrite(in[0].block(), a[0].get<int>(), a[1].get<std::string>()))};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.cache_write(" + in[0] + ", write_buffer_index=" + a[0].dump() +
+              ", storage_scope=" + a[1].dump() + ")";
+     }},
+    {"SetScope", "B", "is", "", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       sch.SetScope(in[0].block(), a[0].get<int>(), a[1].get<std::string>());
+       return {};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.set_scope(" + in[0] + ", buffer_index=" + a[0].dump() +
+              ", storage_scope=" + a[1].dump() + ")";
+     }},
+    {"DecomposeReduction", "BL", "", "B", false,
+     [](Schedule& sch, const Inputs& in, const json&, const Decision&) -> Inputs {
+       return {InstArg::Of(sch.DecomposeReduction(in[0].block(), in[1].loop()))};
+     },
+     KILN_PRINTER("decompose_reduction")},
+};
+
+#undef KILN_PRINTER
+
+}  // namespace
+
+const std::vector<InstructionKind>& InstructionKinds() { return kKinds; }
+
+const InstructionKind* LookupInstructionKind(std::string_view name) {
+  for (const InstructionKind& kind : kKinds) {
+    if (kind.name == name) return &kind;
+  }
+  return nullptr;
+}
+
+}  // namespace kiln::search

@@ -1,0 +1,174 @@
+// compute_at and reverse_compute_at: move a block under a loop of the stage it feeds (or
+// is fed by), so that each iteration of the loop computes just the part of the buffer that
+// the loop's body needs. The needed region is found by relaxing the other blocks' accesses
+// over the loops inside the target loop (interval analysis), and the moved block gets a
+// fresh loop nest covering it.
+#include "ir/arith/analyzer.h"
+#include "ir/arith/int_set.h"
+#include "search/schedule/primitive/primitive.h"
+#include "search/schedule/primitive/utils.h"
+
+namespace kiln::search {
+
+using namespace ir;
+
+namespace {
+
+bool InSubtree(const ScheduleState& state, int root, int entry) {
+  return entry > root && entry < state.entry(root).end;
+}
+
+// The accessed region of `buffer` by `block` under its binding, relaxed over the loops
+// between `loop` and the block. Returns one [min, max] interval per dimension.
+std::vector<arith::IntervalSet> RelaxedRegion(const ScheduleState& state, int block, int loop,
+                                              const Buffer& buffer, bool writes,
+                                              arith::Analyzer& analyzer) {
+  const BlockRealizeNode* realize = state.entry(block).realize();
+  const BlockNode* node = realize->block_node();
+  VarMap binding;
+  for (size_t i = 0; i < node->iter_vars.size(); ++i) {
+    binding[node->iter_vars[i].var.get()] = realize->iter_values[i];
+  }
+  arith::VarIntervals dom;
+  for (int l : state.LoopsAbove(block)) {
+    if (!InSubtree(state, loop, l)) continue;
+    const ForNode* f = state.entry(l).loop();
+    dom[f->loop_var.get()] = arith::IntervalSet::FromRange(RangeFromMinExtent(f->min, f->extent));
+  }
+  std::vector<arith::IntervalSet> result;
+  for (const BufferRegion& r : writes ? node->writes : node->reads) {
+    if (!r.buffer.same_as(buffer)) continue;
+    for (size_t d = 0; d < r.region.size(); ++d) {
+      Expr lo = Substitute(r.region[d].min, binding);
+      Expr hi = Substitute(r.region[d].min + r.region[d].extent - 1, binding);
+      arith::IntervalSet s = arith::Union(arith::EvalSet(lo, dom, analyzer),
+                                          arith::EvalSet(hi, dom, analyzer), analyzer);
+      if (result.size() <= d) {
+        result.push_back(s);
+      } else {
+        result[d] = arith::Union(result[d], s, analyzer);
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preserve_unit_loops) {
+  const std::string what = reverse ? "reverse_compute_at" : "compute_at";
+  const BlockRealizeNode* realize = state.entry(b).realize();
+  const BlockNode* block = realize->block_node();
+  const ForNode* loop = state.entry(l).loop();
+  const std::string block_label = BlockLabel(block);
+  int scope = state.ScopeOf(b);
+  Check(scope >= 0 && state.ScopeOf(l) == scope, ErrorKind::kSchedule,
+        what + ": " + LoopLabel(loop) + " is not in the scope of " + block_label);
+  Check(!InSubtree(state, l, b), ErrorKind::kSchedule,
+        what + ": " + block_label + " is already under " + LoopLabel(loop));
+  int root = RemovalRoot(state, b);
+  Check(!InSubtree(state, root, l), ErrorKind::kSchedule,
+        what + ": " + LoopLabel(loop) + " is one of the loops of " + block_label + " itself");
+  Check(IsInSequence(state, root), ErrorKind::kSchedule,
+        what + ": " + block_label + " shares its loops with other statements");
+  Check(reverse ? b >= state.entry(l).end : b < l, ErrorKind::kSchedule,
+        what + ": " + block_label + " must come " + (reverse ? "after " : "before ") +
+            LoopLabel(loop));
+  // The buffer that links the block with the blocks under the loop.
+  Buffer buffer;
+  for (const BufferRegion& r : reverse ? block->reads : block->writes) {
+    bool linked = false;
+    for (int other : state.ChildBlocks(scope)) {
+      if (other == b) continue;
+      const BlockNode* o = state.entry(other).block();
+      bool related = reverse ? BlockWrites(o, r.buffer) : BlockReads(o, r.buffer);
+      if (!related) continue;
+      Check(InSubtree(state, l, other), ErrorKind::kSchedule,
+            what + ": " + BlockLabel(o) + (reverse ? " writes " : " reads ") + r.buffer->name +
+                " but is not under " + LoopLabel(loop));
+      linked = true;
+    }
+    if (!linked) continue;
+    Check(!buffer.defined(), ErrorKind::kUnsupported,
+          what + ": " + block_label + " is linked to the blocks under " + LoopLabel(loop) +
+              " by more than one buffer");
+    buffer = r.buffer;
+  }
+  Check(buffer.defined(), ErrorKind::kSchedule,
+        what + ": no block under " + LoopLabel(loop) + (reverse ? " produces" : " consumes") +
+            " what " + block_label + (reverse ? " reads" : " writes"));
+  // The moved block must access the buffer at single points given by its iter vars.
+  std::vector<int> dim_of(block->iter_vars.size(), -1);
+  for (const BufferRegion& r : reverse ? block->reads : block->writes) {
+    if (!r.buffer.same_as(buffer)) continue;
+    for (size_t d = 0; d < r.region.size(); ++d) {
+      const auto* v = r.region[d].min.as<VarNode>();
+      int iter = -1;
+      for (size_t k = 0; v && k < block->iter_vars.size(); ++k) {
+        if (block->iter_vars[k].var.get() == v) iter = static_cast<int>(k);
+      }
+      Check(iter >= 0 && IsConstInt(r.region[d].extent, 1) && dim_of[iter] < 0,
+            ErrorKind::kUnsupported,
+            what + ": " + block_label + " accesses " + buffer->name +
+                " at an index that is not one of its iteration variables");
+      dim_of[iter] = static_cast<int>(d);
+    }
+  }
+  arith::Analyzer analyzer;
+  for (int outer : state.LoopsAbove(l)) {
+    const ForNode* f = state.entry(outer).loop();
+    analyzer.Bind(f->loop_var, RangeFromMinExtent(f->min, f->extent));
+  }
+  analyzer.Bind(loop->loop_var, RangeFromMinExtent(loop->min, loop->extent));
+  std::vector<arith::IntervalSet> region;
+  for (int other : state.BlocksUnder(l)) {
+    const BlockNode* o = state.entry(other).block();
+    if (!(reverse ? BlockWrites(o, buffer) : BlockReads(o, buffer))) continue;
+    auto r = RelaxedRegion(state, other, l, buffer, reverse, analyzer);
+    if (region.empty()) {
+      region = r;
+    } else {
+      for (size_t d = 0; d < r.size(); ++d) region[d] = arith::Union(region[d], r[d], analyzer);
+    }
+  }
+  // A fresh loop nest over the needed part of each iteration variable's domain.
+  std::vector<Var> loop_vars;
+  std::vector<Expr> extents, bindings;
+  Expr predicate = BoolImm(true);
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    const IterVar& iv = block->iter_vars[k];
+    Expr min = iv.dom.min, extent = iv.dom.extent;
+    if (dim_of[k] >= 0) {
+      const arith::IntervalSet& s = region.at(dim_of[k]);
+      Check(s.min.defined() && s.max.defined(), ErrorKind::kSchedule,
+            what + ": cannot bound the region of " + buffer->name + " needed under " +
+                LoopLabel(loop));
+      min = analyzer.Simplify(s.min);
+      extent = analyzer.Simplify(s.max - s.min + 1);
+    }
+    Expr value = min;
+    if (!IsConstInt(extent, 1) || preserve_unit_loops) {
+      Var v("ax" + std::to_string(loop_vars.size()), iv.var.dtype());
+      loop_vars.push_back(v);
+      extents.push_back(extent);
+      value = analyzer.Simplify(AddFold(min, v));
+      analyzer.Bind(v, RangeFromMinExtent(IntImm(v.dtype(), 0), extent));
+    }
+    bindings.push_back(value);
+    if (dim_of[k] >= 0) {
+      // Edge tiles may reach past the domain: guard them.
+      Expr lo_ok = value >= iv.dom.min;
+      Expr hi_ok = value < iv.dom.min + iv.dom.extent;
+      if (!analyzer.CanProve(lo_ok)) predicate = AndFold(predicate, lo_ok);
+      if (!analyzer.CanProve(hi_ok)) predicate = AndFold(predicate, hi_ok);
+    }
+  }
+  Stmt nest = BlockRealize(bindings, predicate, realize->block);
+  for (size_t i = loop_vars.size(); i-- > 0;) {
+    nest = For(loop_vars[i], IntImm(loop_vars[i].dtype(), 0), extents[i], ForKind::kSerial, nest);
+  }
+  Stmt body = reverse ? SeqStmt({loop->body, nest}) : SeqStmt({nest, loop->body});
+  state.Replace({{loop, ForWithBody(loop, body)}, {state.entry(root).stmt.get(), Stmt()}});
+}
+
+}  // namespace kiln::search

@@ -1,0 +1,274 @@
+// Shared helpers of the schedule primitives.
+#include "search/schedule/primitive/utils.h"
+
+#include "ir/functor.h"
+
+namespace kiln::search {
+
+using namespace ir;
+
+namespace {
+
+class Substituter : public IRMutator {
+ public:
+  explicit Substituter(const VarMap& map) : map_(map) {}
+  Expr VisitExpr_(const VarNode* op) override {
+    auto it = map_.find(op);
+    return it != map_.end() ? it->second : GetRef<Expr>(op);
+  }
+
+ private:
+  const VarMap& map_;
+};
+
+class VarUseFinder : public IRVisitor {
+ public:
+  explicit VarUseFinder(const std::unordered_set<const VarNode*>& vars) : vars_(vars) {}
+  void VisitExpr_(const VarNode* op) override { found |= vars_.count(op) > 0; }
+  bool found = false;
+
+ private:
+  const std::unordered_set<const VarNode*>& vars_;
+};
+
+class LoopNameCollector : public IRVisitor {
+ public:
+  void VisitExpr(const Expr&) override {}
+  void VisitStmt_(const ForNode* op) override {
+    names.insert(op->loop_var.name());
+    IRVisitor::VisitStmt_(op);
+  }
+  std::unordered_set<std::string> names;
+};
+
+}  // namespace
+
+Expr Substitute(const Expr& e, const VarMap& map) {
+  if (!e.defined() || map.empty()) return e;
+  return Substituter(map).VisitExpr(e);
+}
+
+Stmt Substitute(const Stmt& s, const VarMap& map) {
+  if (!s.defined() || map.empty()) return s;
+  return Substituter(map).VisitStmt(s);
+}
+
+bool UsesAnyVar(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
+  if (!e.defined()) return false;
+  VarUseFinder finder(vars);
+  finder.VisitExpr(e);
+  return finder.found;
+}
+
+bool UsesVar(const Expr& e, const VarNode* var) { return UsesAnyVar(e, {var}); }
+
+Expr IntLike(const Expr& like, int64_t value) { return IntImm(like.dtype(), value); }
+
+Expr AddFold(const Expr& a, const Expr& b) {
+  auto ca = AsConstInt(a), cb = AsConstInt(b);
+  if (ca && cb) return IntLike(a, *ca + *cb);
+  if (ca && *ca == 0) return b;
+  if (cb && *cb == 0) return a;
+  return a + b;
+}
+
+Expr MulFold(const Expr& a, const Expr& b) {
+  auto ca = AsConstInt(a), cb = AsConstInt(b);
+  if (ca && cb) return IntLike(a, *ca * *cb);
+  if (ca && *ca == 1) return b;
+  if (cb && *cb == 1) return a;
+  return a * b;
+}
+
+Expr AndFold(const Expr& a, const Expr& b) {
+  if (!a.defined() || IsConstInt(a, 1)) return b;
+  if (!b.defined() || IsConstInt(b, 1)) return a;
+  return a && b;
+}
+
+Stmt ForWithBody(const ForNode* loop, Stmt body) {
+  return For(loop->loop_var, loop->min, loop->extent, loop->for_kind, std::move(body),
+             loop->thread_tag, loop->annotations);
+}
+
+Stmt ForWithKind(const ForNode* loop, ForKind kind, std::string thread_tag) {
+  return For(loop->loop_var, loop->min, loop->extent, kind, loop->body, std::move(thread_tag),
+             loop->annotations);
+}
+
+Stmt ForWithAnnotations(const ForNode* loop, Annotations annotations) {
+  return For(loop->loop_var, loop->min, loop->extent, loop->for_kind, loop->body, loop->thread_tag,
+             std::move(annotations));
+}
+
+Stmt RealizeWith(const BlockRealizeNode* realize, std::vector<Expr> iter_values, Expr predicate,
+                 Stmt block) {
+  (void)realize;
+  return BlockRealize(std::move(iter_values), std::move(predicate), std::move(block));
+}
+
+std::shared_ptr<BlockNode> CopyBlock(const BlockNode* block) {
+  return std::make_shared<BlockNode>(*block);
+}
+
+std::string LoopLabel(const ForNode* loop) { return "loop " + loop->loop_var.name(); }
+
+std::string BlockLabel(const BlockNode* block) { return "block \"" + block->name + "\""; }
+
+int64_t ConstExtent(const ForNode* loop, const std::string& what) {
+  auto extent = AsConstInt(loop->extent);
+  Check(extent.has_value(), ErrorKind::kSchedule,
+        what + ": " + LoopLabel(loop) + " has a non-constant extent");
+  return *extent;
+}
+
+std::vector<LoopUse> BlocksUsingLoop(const ScheduleState& state, int loop_index) {
+  const VarNode* var = state.entry(loop_index).loop()->loop_var.get();
+  std::vector<LoopUse> uses;
+  for (int b : state.BlocksUnder(loop_index)) {
+    const BlockRealizeNode* realize = state.entry(b).realize();
+    LoopUse use{realize, {}};
+    for (size_t i = 0; i < realize->iter_values.size(); ++i) {
+      if (UsesVar(realize->iter_values[i], var)) {
+        use.kinds.push_back(realize->block_node()->iter_vars[i].kind);
+      }
+    }
+    if (!use.kinds.empty()) uses.push_back(use);
+  }
+  return uses;
+}
+
+std::string FreshLoopName(const ScheduleState& state, const std::string& base) {
+  LoopNameCollector collector;
+  collector.VisitStmt(state.func()->body);
+  if (!collector.names.count(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string name = base + "_" + std::to_string(i);
+    if (!collector.names.count(name)) return name;
+  }
+}
+
+bool BlockReads(const BlockNode* block, const Buffer& buffer) {
+  for (const BufferRegion& r : block->reads) {
+    if (r.buffer.same_as(buffer)) return true;
+  }
+  return false;
+}
+
+bool BlockWrites(const BlockNode* block, const Buffer& buffer) {
+  for (const BufferRegion& r : block->writes) {
+    if (r.buffer.same_as(buffer)) return true;
+  }
+  return false;
+}
+
+}  // namespace kiln::search
+
+#include "ir/arith/region.h"
+
+namespace kiln::search {
+
+using namespace ir;
+
+int StageOf(const ScheduleState& state, int entry, int scope) {
+  int r = entry;
+  while (r >= 0 && state.entry(r).parent != scope) r = state.entry(r).parent;
+  Check(r >= 0, ErrorKind::kInternal, "schedule: an entry outside its scope");
+  return r;
+}
+
+int RemovalRoot(const ScheduleState& state, int block) {
+  int r = block;
+  for (int p = state.entry(r).parent; p >= 0 && state.entry(p).loop(); p = state.entry(p).parent) {
+    if (state.entry(p).loop()->body.get() != state.entry(r).stmt.get()) break;
+    r = p;
+  }
+  return r;
+}
+
+bool IsInSequence(const ScheduleState& state, int entry) {
+  int parent = state.entry(entry).parent;
+  if (parent < 0) return false;
+  const SRef& p = state.entry(parent);
+  Stmt body = p.loop() ? p.loop()->body : p.block()->body;
+  const auto* seq = body.as<SeqStmtNode>();
+  if (!seq) return false;
+  for (const Stmt& s : seq->seq) {
+    if (s.get() == state.entry(entry).stmt.get()) return true;
+  }
+  return false;
+}
+
+namespace {
+
+class BufferReplacer : public IRMutator {
+ public:
+  explicit BufferReplacer(const BufferMap& map) : map_(map) {}
+  Expr VisitExpr_(const BufferLoadNode* op) override {
+    Expr e = IRMutator::VisitExpr_(op);
+    const auto* load = e.as<BufferLoadNode>();
+    auto it = map_.find(load->buffer.get());
+    return it == map_.end() ? e : BufferLoad(it->second, load->indices);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = IRMutator::VisitStmt_(op);
+    const auto* store = s.as<BufferStoreNode>();
+    auto it = map_.find(store->buffer.get());
+    return it == map_.end() ? s : BufferStore(it->second, store->value, store->indices);
+  }
+  Stmt VisitStmt_(const BlockNode* op) override {
+    Stmt s = IRMutator::VisitStmt_(op);
+    auto block = std::make_shared<BlockNode>(*s.as<BlockNode>());
+    bool changed = false;
+    auto swap = [&](Buffer& b) {
+      auto it = map_.find(b.get());
+      if (it != map_.end()) {
+        b = it->second;
+        changed = true;
+      }
+    };
+    for (BufferRegion& r : block->reads) swap(r.buffer);
+    for (BufferRegion& r : block->writes) swap(r.buffer);
+    for (Buffer& b : block->alloc_buffers) swap(b);
+    return changed ? Block(block) : s;
+  }
+
+ private:
+  const BufferMap& map_;
+};
+
+}  // namespace
+
+Stmt ReplaceBuffers(const Stmt& s, const BufferMap& map) {
+  return BufferReplacer(map).VisitStmt(s);
+}
+
+bool IsParamBuffer(const PrimFunc& f, const Buffer& buffer) {
+  for (const auto& [var, b] : f->buffer_map) {
+    if (b.same_as(buffer)) return true;
+  }
+  return false;
+}
+
+Stmt WithDetectedRegions(const BlockRealizeNode* realize, const BlockNode& block) {
+  auto copy = std::make_shared<BlockNode>(block);
+  arith::BlockAccessRegions regions = arith::DetectBlockAccessRegions(block);
+  copy->reads = regions.reads;
+  copy->writes = regions.writes;
+  return BlockRealize(realize->iter_values, realize->predicate, Block(copy));
+}
+
+Stmt RebuildScope(const BlockRealizeNode* scope, Stmt body, const std::vector<Buffer>& add,
+                  const Buffer& remove) {
+  auto block = CopyBlock(scope->block_node());
+  block->body = std::move(body);
+  std::vector<Buffer> allocs;
+  for (const Buffer& b : block->alloc_buffers) {
+    if (!remove.defined() || !b.same_as(remove)) allocs.push_back(b);
+  }
+  allocs.insert(allocs.end(), add.begin(), add.end());
+  block->alloc_buffers = std::move(allocs);
+  return BlockRealize(scope->iter_values, scope->predicate, Block(block));
+}
+
+}  // namespace kiln::search

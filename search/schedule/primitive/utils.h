@@ -1,0 +1,90 @@
+// Helpers shared by the schedule primitives: variable substitution, statement rebuilding,
+// small constant arithmetic that keeps printed bindings readable, and the checks and error
+// messages that several primitives need.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/function.h"
+#include "search/schedule/state.h"
+
+namespace kiln::search {
+
+using VarMap = std::unordered_map<const ir::VarNode*, ir::Expr>;
+
+ir::Expr Substitute(const ir::Expr& e, const VarMap& map);
+ir::Stmt Substitute(const ir::Stmt& s, const VarMap& map);
+// True when `e` uses any var in `vars`.
+bool UsesAnyVar(const ir::Expr& e, const std::unordered_set<const ir::VarNode*>& vars);
+bool UsesVar(const ir::Expr& e, const ir::VarNode* var);
+
+// a + b, a * b, a && b folding constants and identities (0, 1, true).
+ir::Expr AddFold(const ir::Expr& a, const ir::Expr& b);
+ir::Expr MulFold(const ir::Expr& a, const ir::Expr& b);
+ir::Expr AndFold(const ir::Expr& a, const ir::Expr& b);
+// An int immediate of the dtype of `like`.
+ir::Expr IntLike(const ir::Expr& like, int64_t value);
+
+// Copies of nodes with one field changed.
+ir::Stmt ForWithBody(const ir::ForNode* loop, ir::Stmt body);
+ir::Stmt ForWithKind(const ir::ForNode* loop, ir::ForKind kind, std::string thread_tag);
+ir::Stmt ForWithAnnotations(const ir::ForNode* loop, ir::Annotations annotations);
+ir::Stmt RealizeWith(const ir::BlockRealizeNode* realize, std::vector<ir::Expr> iter_values,
+                     ir::Expr predicate, ir::Stmt block);
+std::shared_ptr<ir::BlockNode> CopyBlock(const ir::BlockNode* block);
+
+// "loop i_0", "block \"C\"": how errors name things.
+std::string LoopLabel(const ir::ForNode* loop);
+std::string BlockLabel(const ir::BlockNode* block);
+
+// The constant extent of a loop, or a kiln::Error(kSchedule) saying `what` needs one.
+int64_t ConstExtent(const ir::ForNode* loop, const std::string& what);
+
+// Blocks whose iter values use `loop`'s var, each with the kinds of the iter vars it binds.
+struct LoopUse {
+  const ir::BlockRealizeNode* realize;
+  std::vector<ir::IterKind> kinds;
+};
+std::vector<LoopUse> BlocksUsingLoop(const ScheduleState& state, int loop_index);
+
+// A fresh variable name based on `base` that no loop of the state uses.
+std::string FreshLoopName(const ScheduleState& state, const std::string& base);
+
+// Buffers a block reads or writes (by its declared regions).
+bool BlockReads(const ir::BlockNode* block, const ir::Buffer& buffer);
+bool BlockWrites(const ir::BlockNode* block, const ir::Buffer& buffer);
+
+}  // namespace kiln::search
+
+namespace kiln::search {
+
+// The ancestor of `entry` whose parent is `scope` (the stage of the scope holding it).
+int StageOf(const ScheduleState& state, int entry, int scope);
+// The highest loop above `block` that holds nothing but it (or the block realize itself):
+// removing it removes exactly the block and its own loops.
+int RemovalRoot(const ScheduleState& state, int block);
+
+// True when the entry's statement is an element of a sequence (so it can be removed).
+bool IsInSequence(const ScheduleState& state, int entry);
+
+using BufferMap = std::unordered_map<const ir::BufferNode*, ir::Buffer>;
+// Replaces buffers in loads, stores, block regions and allocations.
+ir::Stmt ReplaceBuffers(const ir::Stmt& s, const BufferMap& map);
+
+// True when `buffer` is a parameter of the function.
+bool IsParamBuffer(const ir::PrimFunc& f, const ir::Buffer& buffer);
+
+// A copy of the block realize `realize` with its block's reads and writes recomputed from
+// its body (after a primitive rewrote the accesses).
+ir::Stmt WithDetectedRegions(const ir::BlockRealizeNode* realize, const ir::BlockNode& block);
+
+// The scope block with `alloc` added to (or, when remove is set, removed from) its
+// allocations and its body replaced by `body`.
+ir::Stmt RebuildScope(const ir::BlockRealizeNode* scope, ir::Stmt body,
+                      const std::vector<ir::Buffer>& add, const ir::Buffer& remove);
+
+}  // namespace kiln::search

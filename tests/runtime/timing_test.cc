@@ -1,0 +1,122 @@
+// TimeKernel: warm-up, growth of `number` to min_repeat_ms, repeats kept, median, flushes;
+// checked on a synthetic timer (exact) and on a host function with a known cost.
+#include "runtime/timing.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "support/error.h"
+
+namespace kiln::runtime {
+namespace {
+
+// Each run "costs" cost_s; every batch is logged.
+struct SyntheticTimer {
+  std::vector<double> costs = {};  // per batch, cycled
+  std::vector<int> batches = {};
+  int calls = 0;
+  double Time(int n) {
+    batches.push_back(n);
+    double cost = costs[calls++ % costs.size()];
+    return n * cost;
+  }
+};
+
+TEST(TimingTest, NumberGrowsUntilARepeatLastsMinRepeatMs) {
+  SyntheticTimer fake{.costs = {1e-3}};
+  TimingConfig config;  // number 3, repeat 1, 100 ms, warmup 1
+  TimingResult r = TimeKernel([&](int n) { return fake.Time(n); }, config);
+  ASSERT_GE(fake.batches.size(), 2u);
+  EXPECT_EQ(fake.batches[0], 1);  // the warm-up
+  EXPECT_EQ(fake.batches[1], 3);  // the configured number first
+  for (size_t i = 2; i < fake.batches.size(); ++i) EXPECT_GT(fake.batches[i], fake.batches[i - 1]);
+  EXPECT_EQ(r.number, fake.batches.back());
+  EXPECT_GE(r.number * 1e-3, 0.1);
+  EXPECT_LE(r.number, 200);  // grown by measured time, not blindly
+  ASSERT_EQ(r.seconds_per_run.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.seconds_per_run[0], 1e-3);
+  EXPECT_DOUBLE_EQ(r.median_seconds, 1e-3);
+}
+
+TEST(TimingTest, AllRepeatsKeptAndMedianReported) {
+  // Per-run costs 5, 1, 3, 2, 4 ms; min_repeat_ms 0 so number stays put.
+  SyntheticTimer fake{.costs = {9e-3, 5e-3, 1e-3, 3e-3, 2e-3, 4e-3}};  // first is the warm-up
+  TimingConfig config{.number = 2, .repeat = 5, .min_repeat_ms = 0, .warmup = 1};
+  TimingResult r = TimeKernel([&](int n) { return fake.Time(n); }, config);
+  ASSERT_EQ(r.seconds_per_run.size(), 5u);
+  EXPECT_DOUBLE_EQ(r.seconds_per_run[0], 5e-3);
+  EXPECT_DOUBLE_EQ(r.seconds_per_run[4], 4e-3);
+  EXPECT_DOUBLE_EQ(r.median_seconds, 3e-3);
+  EXPECT_EQ(r.number, 2);
+  EXPECT_EQ(r.batches, 5);
+}
+
+TEST(TimingTest, NumberKeptAcrossRepeatsAndFlushBeforeEachBatch) {
+  SyntheticTimer fake{.costs = {1e-4}};
+  int flushes = 0;
+  TimingConfig config{
+      .number = 1, .repeat = 3, .min_repeat_ms = 10, .flush_cache = true, .warmup = 0};
+  TimingResult r = TimeKernel([&](int n) { return fake.Time(n); }, config, [&] { ++flushes; });
+  EXPECT_EQ(flushes, r.batches);
+  EXPECT_EQ(static_cast<int>(fake.batches.size()), r.batches);
+  // After growth in the first repeat, the other two take one batch each.
+  EXPECT_EQ(fake.batches[fake.batches.size() - 1], r.number);
+  EXPECT_EQ(fake.batches[fake.batches.size() - 2], r.number);
+  EXPECT_EQ(r.seconds_per_run.size(), 3u);
+}
+
+TEST(TimingTest, ZeroDurationTimerStillTerminates) {
+  TimingConfig config{.number = 1, .repeat = 1, .min_repeat_ms = 1, .warmup = 0};
+  TimingResult r = TimeKernel([](int) { return 0.0; }, config);
+  EXPECT_EQ(r.number, 1 << 30);
+  EXPECT_EQ(r.median_seconds, 0);
+}
+
+TEST(TimingTest, InvalidConfigIsRejected) {
+  auto timer = [](int n) { return n * 1e-3; };
+  EXPECT_THROW(TimeKernel(timer, TimingConfig{.number = 0}), Error);
+  EXPECT_THROW(TimeKernel(timer, TimingConfig{.repeat = 0}), Error);
+  EXPECT_THROW(TimeKernel(timer, TimingConfig{.min_repeat_ms = -1}), Error);
+}
+
+TEST(TimingTest, BrokenTimerIsAnError) {
+  TimingConfig config{.number = 1, .repeat = 1, .min_repeat_ms = 1, .warmup = 0};
+  EXPECT_THROW(TimeKernel([](int) { return -1.0; }, config), Error);
+}
+
+TEST(TimingTest, MedianOfEvenAndOddCounts) {
+  EXPECT_EQ(Median({}), 0);
+  EXPECT_EQ(Median({3, 1, 2}), 2);
+  EXPECT_EQ(Median({4, 1, 3, 2}), 2.5);
+}
+
+TEST(TimingTest, HostFunctionWithKnownCost) {
+  // A busy wait of 0.5 ms per call: a 20 ms repeat needs about 40 calls.
+  constexpr double kCost = 0.5e-3;
+  int calls = 0;
+  auto run = [&] {
+    ++calls;
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(kCost);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  TimingConfig config{.number = 1, .repeat = 3, .min_repeat_ms = 20, .warmup = 2};
+  TimingResult r = TimeFunction(run, config);
+  EXPECT_GE(r.number * kCost, 0.02 * 0.99);
+  ASSERT_EQ(r.seconds_per_run.size(), 3u);
+  for (double s : r.seconds_per_run) EXPECT_GE(s, kCost);
+  EXPECT_GE(r.median_seconds, kCost);
+  EXPECT_LT(r.median_seconds, 4 * kCost);  // generous: the machine is shared
+  EXPECT_GE(calls, 2 + 3 * r.number);
+}
+
+TEST(TimingTest, FlushCpuCacheRuns) {
+  auto start = std::chrono::steady_clock::now();
+  FlushCpuCache();
+  FlushCpuCache();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
+}
+
+}  // namespace
+}  // namespace kiln::runtime

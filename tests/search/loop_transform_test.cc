@@ -1,0 +1,162 @@
+// split, fuse, reorder and add_unit_loop: structure after the transform, numeric
+// equivalence with the original function, and rejected misuse.
+#include <gtest/gtest.h>
+
+#include "search/schedule/schedule.h"
+#include "tests/search/test_funcs.h"
+#include "tests/search/test_util.h"
+
+namespace kiln::search {
+namespace {
+
+using testing::CompareNumerics;
+using testing::ExpectError;
+using testing::MakeMatmul;
+using testing::MakeTwoStage;
+using testing::Skeleton;
+
+TEST(Split, InferredFactor) {
+  ir::PrimFunc f = MakeMatmul(128, 16, 16);
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  auto parts = sch.Split(loops[0], {std::nullopt, 32});
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(Skeleton(sch.func()),
+            "block root\n"
+            "  for i_0 in 4\n"
+            "    for i_1 in 32\n"
+            "      for j in 16\n"
+            "        for k in 16\n"
+            "          block C [((i_0 * 32) + i_1), j, k] init\n");
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+}
+
+TEST(Split, ThreeWayAndNonDivisibleAddsPredicate) {
+  ir::PrimFunc f = MakeMatmul(10, 8, 8);
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  sch.Split(loops[0], {2, std::nullopt, 2});
+  EXPECT_EQ(Skeleton(sch.func()),
+            "block root\n"
+            "  for i_0 in 2\n"
+            "    for i_1 in 3\n"
+            "      for i_2 in 2\n"
+            "        for j in 8\n"
+            "          for k in 8\n"
+            "            block C [(((i_0 * 6) + (i_1 * 2)) + i_2), j, k] if "
+            "((((i_0 * 6) + (i_1 * 2)) + i_2) < 10) init\n");
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+}
+
+TEST(Split, RejectsBadFactors) {
+  Schedule sch(MakeMatmul(16, 16, 16));
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  ExpectError(
+      [&] {
+        sch.Split(loops[0], {2, 4});
+      },
+      ErrorKind::kSchedule, "multiply to 8, less than its extent 16");
+  ExpectError(
+      [&] {
+        sch.Split(loops[0], {std::nullopt, std::nullopt});
+      },
+      ErrorKind::kSchedule, "more than one factor of loop i");
+  ExpectError(
+      [&] {
+        sch.Split(loops[0], {0, std::nullopt});
+      },
+      ErrorKind::kSchedule, "not positive");
+  sch.Parallel(loops[1]);
+  ExpectError([&] { sch.Split(loops[1], {4, 4}); }, ErrorKind::kSchedule, "loop j is parallel");
+}
+
+TEST(Fuse, TwoLoops) {
+  ir::PrimFunc f = MakeMatmul(8, 6, 4);
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  LoopRV fused = sch.Fuse({loops[0], loops[1]});
+  EXPECT_EQ(sch.Get(fused)->loop_var.name(), "i_j_fused");
+  EXPECT_EQ(Skeleton(sch.func()),
+            "block root\n"
+            "  for i_j_fused in 48\n"
+            "    for k in 4\n"
+            "      block C [(i_j_fused // 6), (i_j_fused % 6), k] init\n");
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+}
+
+TEST(Fuse, ThreeLoops) {
+  ir::PrimFunc f = MakeMatmul(2, 3, 4);
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  sch.Fuse(loops);
+  EXPECT_EQ(Skeleton(sch.func()),
+            "block root\n"
+            "  for i_j_k_fused in 24\n"
+            "    block C [(i_j_k_fused // 12), ((i_j_k_fused // 4) % 3), (i_j_k_fused % 4)] "
+            "init\n");
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+}
+
+TEST(Fuse, RejectsLoopsNotNested) {
+  Schedule sch(MakeTwoStage(4, 4));
+  auto b_loops = sch.GetLoops(sch.GetBlock("B"));
+  auto c_loops = sch.GetLoops(sch.GetBlock("C"));
+  ExpectError(
+      [&] {
+        sch.Fuse({b_loops[0], c_loops[1]});
+      },
+      ErrorKind::kSchedule, "only perfectly nested loops can be fused");
+  ExpectError(
+      [&] {
+        sch.Fuse({b_loops[0], b_loops[0]});
+      },
+      ErrorKind::kSchedule, "not the only statement directly inside loop i");
+}
+
+TEST(Reorder, SwapsLoops) {
+  ir::PrimFunc f = MakeMatmul(4, 6, 8);
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  sch.Reorder({loops[2], loops[0]});
+  EXPECT_EQ(Skeleton(sch.func()),
+            "block root\n"
+            "  for k in 8\n"
+            "    for j in 6\n"
+            "      for i in 4\n"
+            "        block C [i, j, k] init\n");
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+}
+
+TEST(Reorder, RejectsLoopsOnDifferentChains) {
+  Schedule sch(MakeTwoStage(4, 4));
+  auto b_loops = sch.GetLoops(sch.GetBlock("B"));
+  auto c_loops = sch.GetLoops(sch.GetBlock("C"));
+  ExpectError(
+      [&] {
+        sch.Reorder({c_loops[1], b_loops[0]});
+      },
+      ErrorKind::kSchedule, "must lie on one chain");
+  ExpectError(
+      [&] {
+        sch.Reorder({b_loops[1], b_loops[1]});
+      },
+      ErrorKind::kSchedule, "appears twice");
+}
+
+TEST(AddUnitLoop, AroundBlockAndLoop) {
+  ir::PrimFunc f = MakeTwoStage(4, 4);
+  Schedule sch(f);
+  BlockRV b = sch.GetBlock("B");
+  LoopRV u = sch.AddUnitLoop(b);
+  EXPECT_EQ(sch.Get(u)->loop_var.name(), "u");
+  auto loops = sch.GetLoops(b);
+  ASSERT_EQ(loops.size(), 3u);
+  sch.AddUnitLoop(loops[0]);
+  EXPECT_EQ(sch.GetLoops(b).size(), 4u);
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  ExpectError([&] { sch.AddUnitLoop(sch.GetBlock("root")); }, ErrorKind::kSchedule,
+              "is the root block");
+}
+
+}  // namespace
+}  // namespace kiln::search
