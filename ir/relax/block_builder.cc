@@ -1,0 +1,148 @@
+// BlockBuilder: scopes, naming and the checks that keep dataflow variables inside their
+// blocks.
+#include "ir/relax/block_builder.h"
+
+namespace kiln::ir::relax {
+
+namespace {
+
+// Throws when `e` refers to a DataflowVar (looking through tuples, calls and projections,
+// which is where a variable can appear in a binding's value).
+void CheckNoDataflowVar(const Expr& e, const std::string& where) {
+  if (!e.defined()) return;
+  if (const auto* v = e.as<VarNode>()) {
+    Check(e.kind() != ExprKind::kDataflowVar, ErrorKind::kInvalidIR,
+          where + ": dataflow variable " + v->name +
+              " is used outside its dataflow block; emit it with EmitOutput");
+    return;
+  }
+  if (const auto* t = e.as<TupleNode>()) {
+    for (const Expr& f : t->fields) CheckNoDataflowVar(f, where);
+  } else if (const auto* c = e.as<CallNode>()) {
+    CheckNoDataflowVar(c->callee, where);
+    for (const Expr& a : c->args) CheckNoDataflowVar(a, where);
+  } else if (const auto* g = e.as<TupleGetItemNode>()) {
+    CheckNoDataflowVar(g->tuple, where);
+  }
+}
+
+}  // namespace
+
+BlockBuilder::BlockBuilder(IRModule module) : module_(std::move(module)) {}
+
+void BlockBuilder::RequireFunction(const char* what) const {
+  Check(in_function_, ErrorKind::kInvalidIR,
+        std::string("BlockBuilder::") + what + ": no function is being built");
+}
+
+void BlockBuilder::BeginFunction(const std::string& name, std::vector<Var> params, Attrs attrs) {
+  Check(!in_function_, ErrorKind::kInvalidIR,
+        "BlockBuilder::BeginFunction(" + name + "): function " + func_name_ +
+            " is still being built");
+  for (const Var& p : params) {
+    Check(p.defined() && !p.is_dataflow(), ErrorKind::kInvalidIR,
+          "BlockBuilder::BeginFunction(" + name + "): parameters must be non-dataflow Vars");
+  }
+  in_function_ = true;
+  in_dataflow_ = false;
+  func_name_ = name;
+  params_ = std::move(params);
+  func_attrs_ = std::move(attrs);
+  blocks_.clear();
+  name_counts_.clear();
+  used_names_.clear();
+  for (const Var& p : params_) used_names_.insert(p.name());
+}
+
+GlobalVar BlockBuilder::EndFunction(const Expr& result, StructInfo ret) {
+  RequireFunction("EndFunction");
+  Check(!in_dataflow_, ErrorKind::kInvalidIR,
+        "BlockBuilder::EndFunction(" + func_name_ + "): a dataflow block is still open");
+  Check(result.defined(), ErrorKind::kInvalidIR,
+        "BlockBuilder::EndFunction(" + func_name_ + "): undefined result");
+  CheckNoDataflowVar(result, "function " + func_name_ + " result");
+  std::string name = module_.UniqueName(func_name_);
+  Attrs attrs = func_attrs_;
+  if (!attrs.Has("global_symbol")) attrs.Set("global_symbol", name);
+  // Built from copies, so that a rejected return type leaves the function open to fix.
+  Function func = MakeFunction(params_, SeqExpr(blocks_, result), std::move(ret), std::move(attrs));
+  in_function_ = false;
+  blocks_.clear();
+  params_.clear();
+  return module_.Add(name, func);
+}
+
+void BlockBuilder::BeginDataflow() {
+  RequireFunction("BeginDataflow");
+  Check(!in_dataflow_, ErrorKind::kInvalidIR,
+        "BlockBuilder::BeginDataflow: dataflow blocks do not nest");
+  in_dataflow_ = true;
+  blocks_.push_back(BindingBlock{{}, true});
+}
+
+void BlockBuilder::EndDataflow() {
+  Check(in_dataflow_, ErrorKind::kInvalidIR, "BlockBuilder::EndDataflow: no dataflow block open");
+  in_dataflow_ = false;
+}
+
+std::string BlockBuilder::FreshName(const std::string& hint) {
+  std::string name = hint;
+  while (used_names_.count(name) != 0) name = hint + std::to_string(++name_counts_[hint]);
+  used_names_.insert(name);
+  return name;
+}
+
+Var BlockBuilder::Bind(Binding binding, const Expr& value, bool dataflow_var,
+                       const std::string& name, const char* what) {
+  RequireFunction(what);
+  Check(value.defined(), ErrorKind::kInvalidIR,
+        std::string("BlockBuilder::") + what + ": undefined value");
+  Check(value.as<SeqExprNode>() == nullptr, ErrorKind::kInvalidIR,
+        std::string("BlockBuilder::") + what + ": cannot bind a SeqExpr");
+  if (!in_dataflow_) CheckNoDataflowVar(value, std::string("BlockBuilder::") + what);
+  StructInfo sinfo = binding.is_match_cast() ? binding.pattern : value.struct_info();
+  Var var = dataflow_var ? DataflowVar(name, sinfo) : Var(name, sinfo);
+  Binding b =
+      binding.is_match_cast() ? MatchCast(var, value, binding.pattern) : VarBinding(var, value);
+  if (blocks_.empty() || blocks_.back().is_dataflow != in_dataflow_) {
+    blocks_.push_back(BindingBlock{{}, in_dataflow_});
+  }
+  blocks_.back().bindings.push_back(std::move(b));
+  return var;
+}
+
+Var BlockBuilder::Emit(const Expr& value, const std::string& name_hint) {
+  std::string hint = name_hint.empty() ? (in_dataflow_ ? "lv" : "gv") : name_hint;
+  return Bind(Binding{}, value, in_dataflow_, FreshName(hint), "Emit");
+}
+
+Var BlockBuilder::EmitOutput(const Expr& value, const std::string& name_hint) {
+  Check(in_dataflow_, ErrorKind::kInvalidIR,
+        "BlockBuilder::EmitOutput: only inside a dataflow block (use Emit outside)");
+  return Bind(Binding{}, value, false, FreshName(name_hint.empty() ? "gv" : name_hint),
+              "EmitOutput");
+}
+
+Var BlockBuilder::EmitMatchCast(const Expr& value, StructInfo pattern,
+                                const std::string& name_hint) {
+  Check(pattern.defined(), ErrorKind::kInvalidIR, "BlockBuilder::EmitMatchCast: no pattern");
+  std::string hint = name_hint.empty() ? (in_dataflow_ ? "lv" : "gv") : name_hint;
+  return Bind(Binding{Var(), Expr(), std::move(pattern)}, value, in_dataflow_, FreshName(hint),
+              "EmitMatchCast");
+}
+
+GlobalVar BlockBuilder::AddFunction(const std::string& name_hint, Function func) {
+  return module_.Add(module_.UniqueName(name_hint), std::move(func));
+}
+
+GlobalVar BlockBuilder::AddFunction(const std::string& name_hint, ir::PrimFunc func) {
+  return module_.Add(module_.UniqueName(name_hint), std::move(func));
+}
+
+IRModule BlockBuilder::Finalize() const {
+  Check(!in_function_, ErrorKind::kInvalidIR,
+        "BlockBuilder::Finalize: function " + func_name_ + " is still being built");
+  return module_;
+}
+
+}  // namespace kiln::ir::relax

@@ -1,0 +1,74 @@
+// BlockBuilder: builds Relax functions binding by binding, the way front ends and passes
+// emit graphs. Each emitted value already carries its inferred struct info (op calls infer
+// when built), so every variable the builder returns is typed. Inside a dataflow scope Emit
+// makes DataflowVars (lv, lv1, ...) and EmitOutput makes the Vars visible after it (gv, ...);
+// outside, Emit makes Vars. Functions go into the builder's IRModule under unique names.
+//
+//   BlockBuilder bb;
+//   bb.BeginFunction("main", {x, w});
+//   bb.BeginDataflow();
+//   Var lv = bb.Emit(Call("matmul", {x, w}));
+//   Var gv = bb.EmitOutput(Call("nn.relu", {lv}));
+//   bb.EndDataflow();
+//   GlobalVar main = bb.EndFunction(gv);
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/relax/module.h"
+
+namespace kiln::ir::relax {
+
+class BlockBuilder {
+ public:
+  explicit BlockBuilder(IRModule module = IRModule());
+
+  // Starts a function (one at a time). Parameters must be non-dataflow Vars.
+  void BeginFunction(const std::string& name, std::vector<Var> params, Attrs attrs = Attrs());
+  // Ends the function returning `result` (not a DataflowVar; no dataflow scope open) and adds
+  // it to the module under a unique name derived from the one given to BeginFunction.
+  // `ret` declares the return struct info; by default it is the result's.
+  GlobalVar EndFunction(const Expr& result, StructInfo ret = StructInfo());
+
+  void BeginDataflow();
+  void EndDataflow();
+  bool in_dataflow() const { return in_dataflow_; }
+
+  // Binds `value` to a new variable: a DataflowVar inside a dataflow scope, else a Var.
+  // `name_hint` defaults to "lv" (dataflow) or "gv"; names are made unique per function.
+  Var Emit(const Expr& value, const std::string& name_hint = "");
+  // Inside a dataflow scope: binds `value` to a Var that outlives the scope.
+  Var EmitOutput(const Expr& value, const std::string& name_hint = "");
+  // Binds R.match_cast(value, pattern): the new variable has struct info `pattern`, whose
+  // new shape variables become known from here on.
+  Var EmitMatchCast(const Expr& value, StructInfo pattern, const std::string& name_hint = "");
+
+  // Adds a finished function or kernel under a unique name derived from `name_hint`.
+  GlobalVar AddFunction(const std::string& name_hint, Function func);
+  GlobalVar AddFunction(const std::string& name_hint, ir::PrimFunc func);
+
+  const IRModule& module() const { return module_; }
+  // The module; throws kInvalidIR while a function is still open.
+  IRModule Finalize() const;
+
+ private:
+  void RequireFunction(const char* what) const;
+  std::string FreshName(const std::string& hint);
+  Var Bind(Binding binding_template, const Expr& value, bool dataflow_var, const std::string& name,
+           const char* what);
+
+  IRModule module_;
+  bool in_function_ = false;
+  bool in_dataflow_ = false;
+  std::string func_name_;
+  std::vector<Var> params_;
+  Attrs func_attrs_;
+  std::vector<BindingBlock> blocks_;
+  std::map<std::string, int> name_counts_;  // last suffix used per hint
+  std::set<std::string> used_names_;
+};
+
+}  // namespace kiln::ir::relax
