@@ -27,7 +27,7 @@ demo: build
 fuzz: deps
 	cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DKILN_FUZZ=ON -DKILN_BUILD_TESTS=OFF
-	cmake --build $(FUZZ_DIR) -j $(JOBS)
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target kiln_fuzzers
 	bash fuzz/run_all.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 format:

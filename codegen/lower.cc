@@ -5,9 +5,7 @@
 #include "codegen/passes/lower_blocks.h"
 #include "codegen/passes/simplify.h"
 #include "support/logging.h"
-#ifdef KILN_CODEGEN_HAVE_PRINTER
 #include "ir/text/printer.h"
-#endif
 
 namespace kiln::codegen {
 
@@ -15,7 +13,6 @@ using ir::PrimFunc;
 
 PrimFunc Lower(const PrimFunc& f, const LowerOptions& options) {
   auto step = [&](std::string_view pass, PrimFunc result) {
-#ifdef KILN_CODEGEN_HAVE_PRINTER
     if (Logger().should_log(spdlog::level::debug)) {
       // A log line must never fail the lowering it describes.
       std::string text;
@@ -26,9 +23,6 @@ PrimFunc Lower(const PrimFunc& f, const LowerOptions& options) {
       }
       KILN_LOG_DEBUG("lower {}: after {}:\n{}", f->name, pass, text);
     }
-#else
-    KILN_LOG_DEBUG("lower {}: after {}", f->name, pass);
-#endif
     if (options.after_pass) options.after_pass(pass, result);
     return result;
   };

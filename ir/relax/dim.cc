@@ -4,10 +4,8 @@
 #include <algorithm>
 #include <functional>
 
-#ifdef KILN_RELAX_HAVE_ARITH
 #include "ir/arith/analyzer.h"
 #include "ir/functor.h"
-#endif
 
 namespace kiln::ir::relax {
 
@@ -120,20 +118,17 @@ Poly MulPoly(const Poly& a, const Poly& b) {
   return Normalize(std::move(r));
 }
 
-#ifdef KILN_RELAX_HAVE_ARITH
 class ShapeVarCollector : public IRVisitor {
  public:
   using IRVisitor::VisitExpr_;
   void VisitExpr_(const VarNode* op) override { vars.push_back(GetRef<Var>(op)); }
   std::vector<Var> vars;
 };
-#endif
 
 // Whether the arith analyzer proves `condition` knowing that every shape variable is a size
 // (non-negative): that settles what the polynomial form leaves open, such as n + 1 != 0 or
 // min(n, n * 2) == n.
 bool AnalyzerProves([[maybe_unused]] const Expr& condition) {
-#ifdef KILN_RELAX_HAVE_ARITH
   ShapeVarCollector collector;
   collector.VisitExpr(condition);
   arith::Analyzer analyzer;
@@ -148,9 +143,6 @@ bool AnalyzerProves([[maybe_unused]] const Expr& condition) {
   } catch (const Error&) {
     return false;  // a form the analyzer does not handle proves nothing
   }
-#else
-  return false;
-#endif
 }
 
 int64_t FloorDivInt(int64_t a, int64_t b) {

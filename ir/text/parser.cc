@@ -7,9 +7,7 @@
 #include <algorithm>
 
 #include "ir/text/parser_impl.h"
-#ifdef KILN_TEXT_HAS_REGIONS
 #include "ir/arith/region.h"
-#endif
 
 namespace kiln::ir {
 
@@ -457,14 +455,10 @@ Stmt TirParser::ParseBlock(const Token& at, Scope scope) {
   if (frame.reads) node->reads = std::move(*frame.reads);
   if (frame.writes) node->writes = std::move(*frame.writes);
   if ((!frame.reads || !frame.writes) && !is_root) {
-#ifdef KILN_TEXT_HAS_REGIONS
     arith::BlockAccessRegions regions =
         Build(at, [&] { return arith::DetectBlockAccessRegions(*node); });
     if (!frame.reads) node->reads = std::move(regions.reads);
     if (!frame.writes) node->writes = std::move(regions.writes);
-#else
-    Fail(at, "block '" + name + "' needs T.reads and T.writes");
-#endif
   }
   Expr predicate = frame.predicate.defined() ? frame.predicate : BoolImm(true);
   std::vector<Expr> values = std::move(frame.iter_values);

@@ -114,17 +114,29 @@ std::vector<PackedValue> Pack(const KernelSignature& sig, std::vector<ArgValue>&
   return packed;
 }
 
-// Lowers, emits, compiles and runs `f`; compares every tensor with the reference. Returns
-// the generated source so a test can check how the kernel was written.
+// Expects every tensor of `actual` to match `expected` within the dtype's tolerance.
+void ExpectTensorsMatch(const std::string& what, const std::vector<ArgValue>& expected,
+                        const std::vector<ArgValue>& actual, const std::string& context) {
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const auto* want = std::get_if<HostTensor>(&expected[i]);
+    if (want == nullptr) continue;
+    const HostTensor& got = std::get<HostTensor>(actual[i]);
+    Tolerance tol = DefaultTolerance(want->dtype());
+    TensorComparison cmp = CompareTensors(*want, got, tol.rtol, tol.atol);
+    EXPECT_TRUE(cmp.ok) << what << " argument " << i << ": " << cmp.message << "\n" << context;
+  }
+}
+
+// Lowers, emits, compiles and runs `f`; compares every tensor with the reference
+// interpreter, and the interpreter with the test's own C++ `reference`. Returns the
+// generated source so a test can check how the kernel was written.
 std::string RunAndCompare(const PrimFunc& f, const std::vector<ArgValue>& inputs,
                           const Reference& reference) {
   std::vector<ArgValue> expected = CloneArgs(inputs);
-#ifdef KILN_HAVE_INTERPRETER
-  (void)reference;
   Interpret(f, expected);
-#else
-  reference(expected);
-#endif
+  std::vector<ArgValue> by_hand = CloneArgs(inputs);
+  reference(by_hand);
+  ExpectTensorsMatch(f->name + ": interpreter vs hand-written reference", by_hand, expected, "");
   EmittedSource source = EmitC(Lower(f), "kiln_" + f->name);
   CompiledKernel kernel(source);
   EXPECT_EQ(kernel.error(), "");
@@ -135,15 +147,7 @@ std::string RunAndCompare(const PrimFunc& f, const std::vector<ArgValue>& inputs
   // A wrong argument count is refused, not run.
   packed.push_back(PackedValue{});
   EXPECT_NE(kernel.Call(packed), 0);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const auto* want = std::get_if<HostTensor>(&expected[i]);
-    if (want == nullptr) continue;
-    const HostTensor& got = std::get<HostTensor>(actual[i]);
-    Tolerance tol = DefaultTolerance(want->dtype());
-    TensorComparison cmp = CompareTensors(*want, got, tol.rtol, tol.atol);
-    EXPECT_TRUE(cmp.ok) << f->name << " argument " << i << ": " << cmp.message << "\n"
-                        << source.code;
-  }
+  ExpectTensorsMatch(f->name + ": generated C", expected, actual, source.code);
   return source.code;
 }
 

@@ -14,10 +14,8 @@
 #include "runtime/file_util.h"
 #include "runtime_test_util.h"
 
-#ifdef KILN_HAVE_INTERPRETER
 #include "ir/interpreter/interpreter.h"
 #include "test_kernels.h"
-#endif
 
 namespace kiln::runtime {
 namespace {
@@ -115,17 +113,7 @@ TEST_F(SandboxClientTest, MatmulWithGivenInputsMatchesTheReference) {
   EXPECT_TRUE(out.measure.repeat_seconds.empty());
 
   ir::HostTensor expected(f32, {kM, kN});
-#ifdef KILN_HAVE_INTERPRETER
   ir::Interpret(codegen::testing::Matmul(kM, kN, kK), {a.Clone(), b.Clone(), expected});
-#else
-  for (int i = 0; i < kM; ++i) {
-    for (int j = 0; j < kN; ++j) {
-      double acc = 0;
-      for (int k = 0; k < kK; ++k) acc += a.GetDouble(i * kK + k) * b.GetDouble(k * kN + j);
-      expected.SetDouble(i * kN + j, acc);
-    }
-  }
-#endif
   CheckOutputs({expected}, {out.outputs.at(2)}, out.measure);
   EXPECT_TRUE(out.measure.ok()) << out.measure.message;
   EXPECT_LT(out.measure.max_abs_error, 1e-4);

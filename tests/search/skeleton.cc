@@ -3,10 +3,8 @@
 
 #include "ir/functor.h"
 #include "tests/search/test_funcs.h"
-#ifdef KILN_HAVE_INTERPRETER
 #include "ir/host_tensor.h"
 #include "ir/interpreter/interpreter.h"
-#endif
 
 namespace kiln::search::testing {
 
@@ -108,9 +106,6 @@ std::string Skeleton(const PrimFunc& f) {
   return printer.out.str();
 }
 
-#ifdef KILN_HAVE_INTERPRETER
-bool HaveInterpreter() { return true; }
-
 std::string CompareNumerics(const PrimFunc& original, const PrimFunc& scheduled, uint64_t seed) {
   std::vector<ArgValue> args_a, args_b;
   std::vector<HostTensor> outs_a, outs_b;
@@ -133,9 +128,5 @@ std::string CompareNumerics(const PrimFunc& original, const PrimFunc& scheduled,
   }
   return "";
 }
-#else
-bool HaveInterpreter() { return false; }
-std::string CompareNumerics(const PrimFunc&, const PrimFunc&, uint64_t) { return ""; }
-#endif
 
 }  // namespace kiln::search::testing

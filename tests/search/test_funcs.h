@@ -32,10 +32,8 @@ std::string Skeleton(const ir::PrimFunc& f);
 std::string ExprText(const ir::Expr& e);
 
 // Runs `original` and `scheduled` on the same random inputs and returns an empty string when
-// every output agrees (or a description of the first difference). Without the interpreter
-// in the build it returns empty.
+// every output agrees (or a description of the first difference).
 std::string CompareNumerics(const ir::PrimFunc& original, const ir::PrimFunc& scheduled,
                             uint64_t seed = 7);
-bool HaveInterpreter();
 
 }  // namespace kiln::search::testing
