@@ -256,6 +256,13 @@ class Interpreter {
       }
       count *= shape.back();
     }
+    // Explicit strides (storage_align pads rows) span more than the product of the shape.
+    if (!b->strides.empty() && count > 0) {
+      count = 1;
+      for (size_t d = 0; d < b->strides.size() && d < shape.size(); ++d) {
+        count += (shape[d] - 1) * EvalInt(b->strides[d], "stride");
+      }
+    }
     Saved saved = Save(b);
     HostTensor t = interp::AllocatePoisoned(b->dtype, count);
     storage_[b->data.get()] = Storage{t, next_storage_id_++};

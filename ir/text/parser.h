@@ -22,4 +22,14 @@ std::vector<PrimFunc> ParsePrimFuncs(std::string_view text,
 // decorator at tokens[*pos], and moves *pos past it.
 PrimFunc ParsePrimFuncAt(const SourceText& source, const std::vector<Token>& tokens, size_t* pos);
 
+// An index map written as TVM prints one, a Python lambda over index variables:
+// "lambda i, j: (j // 16, i, j % 16)" (a single result may drop the tuple). The parameters
+// become new Vars of `dtype`; the results are expressions over them.
+struct IndexLambda {
+  std::vector<Var> params;
+  std::vector<Expr> results;
+};
+IndexLambda ParseIndexLambda(std::string_view text, DataType dtype = DataType::Int(32),
+                             std::string_view source_name = "<index map>");
+
 }  // namespace kiln::ir

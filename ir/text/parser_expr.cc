@@ -488,4 +488,56 @@ TirParser::PExpr TirParser::ParseLet(const Token& at) {
   return Make(at, {&value, &body}, Build(at, [&] { return Let(var, value.e, body.e); }));
 }
 
+// ---- index maps -------------------------------------------------------------------------
+
+IndexLambda TirParser::ParseIndexLambda(DataType dtype) {
+  ExpectKeyword("lambda");
+  IndexLambda result;
+  PushScope();
+  if (!Peek().IsOp(":")) {
+    do {
+      const Token& name = ExpectName("a parameter name");
+      for (const Var& p : result.params) {
+        if (p.name() == name.text) Fail(name, "parameter '" + name.text + "' is repeated");
+      }
+      Var v(name.text, dtype);
+      Bind(name.text, Symbol{v, Buffer()});
+      result.params.push_back(v);
+    } while (AcceptOp(","));
+  }
+  ExpectOp(":");
+  Value value = ParseValue();
+  const std::vector<Value> single{value};
+  const std::vector<Value>& items =
+      value.kind == Value::kTuple || value.kind == Value::kList ? value.items : single;
+  for (const Value& item : items) {
+    Expr e = AsExpr(item, "an index expression");
+    if (!e.dtype().is_int() || e.dtype().lanes() != 1) {
+      Fail(item.at,
+           "expected an integer index expression, got one of type " + e.dtype().ToString());
+    }
+    // A bare literal takes the parameters' dtype, as it would next to one of them.
+    if (item.expr.literal && e.dtype() != dtype) e = IntImm(dtype, *AsConstInt(e));
+    result.results.push_back(e);
+  }
+  PopScope();
+  while (Peek().kind == TokenKind::kNewline) Next();
+  if (Peek().kind != TokenKind::kEnd) Expected("the end of the index map");
+  return result;
+}
+
+IndexLambda ParseIndexLambda(std::string_view text, DataType dtype, std::string_view source_name) {
+  SourceText source(text, source_name);
+  std::vector<Token> tokens = Tokenize(source);
+  if (tokens.empty() || tokens[0].kind == TokenKind::kEnd) {
+    source.Fail(1, 1, "expected 'lambda', got an empty index map");
+  }
+  if (!dtype.is_int() || dtype.lanes() != 1) {
+    throw Error(ErrorKind::kInvalidIR,
+                "index map parameters must be scalar integers, not " + dtype.ToString());
+  }
+  TirParser parser(source, tokens, 0);
+  return parser.ParseIndexLambda(dtype);
+}
+
 }  // namespace kiln::ir

@@ -12,6 +12,7 @@
 
 #include "ir/function.h"
 #include "ir/text/lexer.h"
+#include "ir/text/parser.h"
 
 namespace kiln::ir {
 
@@ -22,6 +23,8 @@ class TirParser {
 
   // One `@T.prim_func ... def name(...):` definition starting at its decorator.
   PrimFunc ParseFunction();
+  // `lambda a, b: (e0, e1)` up to the end of the text (parser_expr.cc).
+  IndexLambda ParseIndexLambda(DataType dtype);
   size_t pos() const { return pos_; }
 
   // ---- tokens (parser.cc) ----

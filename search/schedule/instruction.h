@@ -63,7 +63,8 @@ struct Instruction {
 //   inputs:  B block, L loop, X block or loop, E sampled integer, F split factor (E, int or
 //            None), V annotation value (E, int, float or string)
 //   outputs: B, L, E
-//   attrs:   s string, b bool, i int, I list of ints, D list of numbers
+//   attrs:   s string, b bool, i int, I list of ints, D list of numbers, m index map (a
+//            string holding a lambda, see index_map.h)
 struct InstructionKind {
   std::string_view name;
   std::string_view inputs;

@@ -264,6 +264,39 @@ const std::vector<InstructionKind> kKinds = {
        return "sch.set_scope(" + in[0] + ", buffer_index=" + a[0].dump() +
               ", storage_scope=" + a[1].dump() + ")";
      }},
+    {"StorageAlign", "B", "iiii", "", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       sch.StorageAlign(in[0].block(), a[0].get<int>(), a[1].get<int>(), a[2].get<int>(),
+                        a[3].get<int>());
+       return {};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.storage_align(" + in[0] + ", buffer_index=" + a[0].dump() +
+              ", axis=" + a[1].dump() + ", factor=" + a[2].dump() + ", offset=" + a[3].dump() + ")";
+     }},
+    {"TransformLayout", "B", "iim", "", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       int64_t type = a[1].get<int64_t>();
+       Check(type == 0 || type == 1, ErrorKind::kSchedule,
+             "transform_layout: buffer index type " + std::to_string(type) +
+                 " is neither 0 (read) nor 1 (write)");
+       sch.TransformLayout(in[0].block(), a[0].get<int>(),
+                           type == 1 ? BufferIndexType::kWrite : BufferIndexType::kRead,
+                           IndexMap::Parse(a[2].get<std::string>()));
+       return {};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.transform_layout(" + in[0] + ", buffer=(" +
+              (a[1].get<int64_t>() == 1 ? "\"write\", " : "\"read\", ") + a[0].dump() +
+              "), index_map=" + a[2].get<std::string>() + ")";
+     }},
+    {"RFactor", "L", "i", "B", false,
+     [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       return {InstArg::Of(sch.RFactor(in[0].loop(), a[0].get<int>()))};
+     },
+     [](const Texts& in, const json& a, const Decision&) {
+       return "sch.rfactor(" + in[0] + ", factor_axis=" + a[0].dump() + ")";
+     }},
     {"DecomposeReduction", "BL", "", "B", false,
      [](Schedule& sch, const Inputs& in, const json&, const Decision&) -> Inputs {
        return {InstArg::Of(sch.DecomposeReduction(in[0].block(), in[1].loop()))};

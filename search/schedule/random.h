@@ -25,11 +25,16 @@ class RandomEngine {
   uint64_t state_ = 0;
 };
 
+// At most this many tilings are listed by PerfectTilings.
+inline constexpr uint64_t kMaxListedTilings = 1000000;
+
 // Every ordered list of `n` factors whose product is `extent` and whose last factor is at
-// most `max_innermost_factor` (no bound when it is <= 0), in lexicographic order.
+// most `max_innermost_factor` (no bound when it is <= 0), in lexicographic order; a
+// kiln::Error(kSchedule) when there are more than kMaxListedTilings.
 std::vector<std::vector<int64_t>> PerfectTilings(int64_t extent, int n,
                                                  int64_t max_innermost_factor);
-// One of PerfectTilings(...) drawn uniformly; throws kiln::Error(kSchedule) when none exists.
+// One of PerfectTilings(...) drawn uniformly, without listing them (extents with millions of
+// tilings are fine); throws kiln::Error(kSchedule) when none exists.
 std::vector<int64_t> SamplePerfectTiling(RandomEngine& rng, int64_t extent, int n,
                                          int64_t max_innermost_factor);
 // An index drawn with the given (non-negative, not all zero) weights.

@@ -302,8 +302,9 @@ void Schedule::Unannotate(BlockRV block, const std::string& key) {
 std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop, int n, int64_t max_innermost_factor,
                                                 std::optional<std::vector<int64_t>> decision) {
   const ForNode* node = Get(loop);
-  Check(n >= 1, ErrorKind::kSchedule,
-        "sample_perfect_tile: n = " + std::to_string(n) + " for " + LoopLabel(node));
+  Check(n >= 1 && n <= kMaxTileFactors, ErrorKind::kSchedule,
+        "sample_perfect_tile: n = " + std::to_string(n) + " for " + LoopLabel(node) +
+            " is not in [1, " + std::to_string(kMaxTileFactors) + "]");
   int64_t extent = ConstExtent(node, "sample_perfect_tile");
   std::vector<int64_t> factors;
   if (decision) {
@@ -317,11 +318,13 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop, int n, int64_t max_
       Check(f >= 1, ErrorKind::kSchedule,
             "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) +
                 " has a factor below 1");
-      product *= f;
+      // Saturated, so that a decision from outside cannot overflow the product.
+      if (__builtin_mul_overflow(product, f, &product)) product = INT64_MAX;
     }
     Check(product == extent, ErrorKind::kSchedule,
           "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) + " multiplies to " +
-              std::to_string(product) + ", not the extent " + std::to_string(extent));
+              (product == INT64_MAX ? "more than 2^63" : std::to_string(product)) +
+              ", not the extent " + std::to_string(extent));
     Check(max_innermost_factor <= 0 || factors.back() <= max_innermost_factor, ErrorKind::kSchedule,
           "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) +
               " has an innermost factor above " + std::to_string(max_innermost_factor));

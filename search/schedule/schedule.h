@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "search/schedule/index_map.h"
 #include "search/schedule/instruction.h"
 #include "search/schedule/random.h"
 #include "search/schedule/state.h"
@@ -32,6 +33,12 @@ struct Factor {
 
 // An annotation value: an integer, a float, a string or a sampled integer.
 using AnnotationValue = std::variant<int64_t, double, std::string, ExprRV>;
+
+// Which of a block's buffers a primitive means: the index-th it reads or writes.
+enum class BufferIndexType : uint8_t { kRead = 0, kWrite = 1 };
+
+// The most factors SamplePerfectTile draws (TVM's tiling rules use at most 5).
+inline constexpr int kMaxTileFactors = 16;
 
 // Where SampleComputeLocation may put a block besides a loop.
 inline constexpr int64_t kComputeLocationRoot = -1;
@@ -101,9 +108,20 @@ class Schedule {
   BlockRV CacheRead(BlockRV block, int read_buffer_index, const std::string& storage_scope);
   BlockRV CacheWrite(BlockRV block, int write_buffer_index, const std::string& storage_scope);
   void SetScope(BlockRV block, int write_buffer_index, const std::string& storage_scope);
+  // Pads the buffer so that the stride of `axis` is factor * k + offset (TVM's storage_align).
+  void StorageAlign(BlockRV block, int write_buffer_index, int axis, int factor, int offset);
+
+  // ---- Layout ----
+  // Rewrites an intermediate buffer into the layout `index_map` (a bijection onto its new
+  // shape) and every access to it; a parameter buffer is rejected.
+  void TransformLayout(BlockRV block, int buffer_index, BufferIndexType type,
+                       const IndexMap& index_map);
 
   // ---- Reduction ----
   BlockRV DecomposeReduction(BlockRV block, LoopRV loop);
+  // Factors the reduction under `loop` over it: returns the new rfactor block; handles to
+  // the reduction block follow the write-back block, which keeps its name.
+  BlockRV RFactor(LoopRV loop, int factor_axis = 0);
 
   // The name of a random variable as it is printed: "b3", "l4", "v5" (its id).
   static std::string RVName(const InstArg& arg);

@@ -1,5 +1,5 @@
 // Schedule methods that move and restructure blocks: compute location, inlining, cache and
-// storage, and reduction primitives.
+// storage, layout, and reduction primitives.
 #include "search/schedule/primitive/primitive.h"
 #include "search/schedule/primitive/utils.h"
 #include "search/schedule/schedule.h"
@@ -71,6 +71,29 @@ BlockRV Schedule::CacheWrite(BlockRV block, int write_buffer_index,
 void Schedule::SetScope(BlockRV block, int write_buffer_index, const std::string& storage_scope) {
   SetBufferScope(state_, BlockIndex(block), write_buffer_index, storage_scope);
   Record("SetScope", {InstArg::Of(block)}, json::array({write_buffer_index, storage_scope}), {});
+}
+
+void Schedule::StorageAlign(BlockRV block, int write_buffer_index, int axis, int factor,
+                            int offset) {
+  StorageAlignBuffer(state_, BlockIndex(block), write_buffer_index, axis, factor, offset);
+  Record("StorageAlign", {InstArg::Of(block)},
+         json::array({write_buffer_index, axis, factor, offset}), {});
+}
+
+void Schedule::TransformLayout(BlockRV block, int buffer_index, BufferIndexType type,
+                               const IndexMap& index_map) {
+  int b = BlockIndex(block);
+  bool is_write = type == BufferIndexType::kWrite;
+  TransformLayoutBuffer(state_, b, buffer_index, is_write, index_map);
+  Record("TransformLayout", {InstArg::Of(block)},
+         json::array({buffer_index, is_write ? 1 : 0, index_map.ToText()}), {});
+}
+
+BlockRV Schedule::RFactor(LoopRV loop, int factor_axis) {
+  std::string name = RFactorLoop(state_, LoopIndex(loop), factor_axis);
+  BlockRV result = NewBlockRV(name);
+  Record("RFactor", {InstArg::Of(loop)}, json::array({factor_axis}), {InstArg::Of(result)});
+  return result;
 }
 
 BlockRV Schedule::DecomposeReduction(BlockRV block, LoopRV loop) {

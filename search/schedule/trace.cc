@@ -3,6 +3,7 @@
 
 #include <unordered_map>
 
+#include "search/schedule/index_map.h"
 #include "search/schedule/schedule.h"
 
 namespace kiln::search {
@@ -68,6 +69,7 @@ bool AttrFits(char letter, const json& value) {
   };
   switch (letter) {
     case 's':
+    case 'm':
       return value.is_string();
     case 'b':
       return value.is_boolean();
@@ -85,17 +87,6 @@ bool AttrFits(char letter, const json& value) {
 [[noreturn]] void Fail(size_t index, const std::string& message) {
   throw Error(ErrorKind::kParse,
               "trace JSON: instruction " + std::to_string(index) + ": " + message);
-}
-
-std::string PyValue(const json& v) {
-  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  if (v.is_null()) return "None";
-  if (v.is_array()) {
-    std::string out = "[";
-    for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + PyValue(v[i]);
-    return out + "]";
-  }
-  return v.dump();
 }
 
 }  // namespace
@@ -231,6 +222,13 @@ Trace Trace::FromJSON(const json& j) {
       if (!AttrFits(kind->attrs[k], ij[2][k])) {
         Fail(i, what + "attr " + std::to_string(k) + " has the wrong type: " + ij[2][k].dump());
       }
+      if (kind->attrs[k] == 'm') {
+        try {
+          IndexMap::Parse(ij[2][k].get<std::string>());
+        } catch (const Error& e) {
+          Fail(i, what + "attr " + std::to_string(k) + " is not an index map: " + e.what());
+        }
+      }
     }
     inst.attrs = ij[2];
     size_t min_outputs = SigMinCount(kind->outputs);
@@ -351,8 +349,9 @@ void Trace::ApplyTo(Schedule& sch) const {
         continue;
       }
       auto it = map.find(arg.value);
-      Check(it != map.end(), ErrorKind::kParse,
-            where + "uses a random variable before it is defined");
+      Check(it != map.end(), ErrorKind::kSchedule,
+            where + "uses " + Schedule::RVName(arg) +
+                ", which no earlier instruction of the trace defines");
       inputs.push_back(it->second);
     }
     std::vector<InstArg> outputs;

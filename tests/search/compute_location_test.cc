@@ -4,12 +4,14 @@
 
 #include "ir/structural.h"
 #include "search/schedule/schedule.h"
+#include "tests/search/golden.h"
 #include "tests/search/test_funcs.h"
 #include "tests/search/test_util.h"
 
 namespace kiln::search {
 namespace {
 
+using testing::CheckGolden;
 using testing::CompareNumerics;
 using testing::ExpectError;
 using testing::MakeMatmulRelu;
@@ -27,6 +29,7 @@ TEST(ComputeInline, InlinesElementwiseProducer) {
             "      block C [i, j]\n");
   EXPECT_EQ(sch.func()->body.as<ir::BlockRealizeNode>()->block_node()->alloc_buffers.size(), 0u);
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("compute_inline", f, sch.func()), "");
 }
 
 TEST(ComputeInline, RejectsReductionAndOutputs) {
@@ -52,6 +55,7 @@ TEST(ReverseComputeInline, InlinesConsumer) {
   ASSERT_EQ(b->writes.size(), 1u);
   EXPECT_EQ(b->writes[0].buffer->name, "C");
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("reverse_compute_inline", f, sch.func()), "");
 }
 
 TEST(ReverseComputeInline, RejectsReductionProducer) {
@@ -76,6 +80,7 @@ TEST(ComputeAt, ProducerUnderConsumerTile) {
             "      for j in 8\n"
             "        block C [((i_0 * 4) + i_1), j]\n");
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("compute_at", f, sch.func()), "");
 }
 
 TEST(ComputeAt, ReductionProducerAtInnermostLoop) {
@@ -91,6 +96,7 @@ TEST(ComputeAt, ReductionProducerAtInnermostLoop) {
             "        block C [i, j, ax0] init\n"
             "      block D [i, j]\n");
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("compute_at_reduction", f, sch.func()), "");
 }
 
 TEST(ComputeAt, NonDivisibleTileIsGuarded) {
@@ -102,6 +108,7 @@ TEST(ComputeAt, NonDivisibleTileIsGuarded) {
   EXPECT_NE(Skeleton(sch.func()).find("block B [((i_0 * 4) + ax0), ax1] if"), std::string::npos)
       << Skeleton(sch.func());
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("compute_at_guarded", f, sch.func()), "");
 }
 
 TEST(ComputeAt, RejectsInvalidLocations) {
@@ -115,6 +122,29 @@ TEST(ComputeAt, RejectsInvalidLocations) {
   ExpectError([&] { sch.ComputeAt(c, c_loops[0]); }, ErrorKind::kSchedule, "already under loop i");
   ExpectError([&] { sch.ReverseComputeAt(b, c_loops[0]); }, ErrorKind::kSchedule,
               "reverse_compute_at: block \"B\" must come after loop i");
+}
+
+TEST(ComputeAt, RejectsMovingOneOfTwoWriters) {
+  // After decompose_reduction, C is written by C_init and C_update: neither may move alone.
+  Schedule sch(MakeMatmulRelu(4, 4, 4));
+  BlockRV c = sch.GetBlock("C");
+  BlockRV init = sch.DecomposeReduction(c, sch.GetLoops(c)[0]);
+  auto d_loops = sch.GetLoops(sch.GetBlock("D"));
+  ExpectError([&] { sch.ComputeAt(init, d_loops[0]); }, ErrorKind::kSchedule,
+              "compute_at: C is written by both block \"C_init\" and block \"C_update\"; only "
+              "the single producer of a buffer can move");
+}
+
+TEST(ReverseComputeAt, RejectsConsumerInsideProducersReduction) {
+  Schedule sch(MakeMatmulRelu(4, 4, 4));
+  auto c_loops = sch.GetLoops(sch.GetBlock("C"));
+  ExpectError([&] { sch.ReverseComputeAt(sch.GetBlock("D"), c_loops[2]); }, ErrorKind::kSchedule,
+              "reverse_compute_at: loop k is bound to the reduction iteration vk of block \"C\", "
+              "which produces C; its values are not final inside loop k");
+  // At the spatial loop j the values are final: allowed.
+  ir::PrimFunc f = sch.func();
+  sch.ReverseComputeAt(sch.GetBlock("D"), c_loops[1]);
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
 }
 
 TEST(ReverseComputeAt, ConsumerUnderProducerTile) {
@@ -132,6 +162,7 @@ TEST(ReverseComputeAt, ConsumerUnderProducerTile) {
             "      for ax0 in 3\n"
             "        block C [i, ((j_0 * 3) + ax0)]\n");
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("reverse_compute_at", f, sch.func()), "");
 }
 
 TEST(SampleComputeLocation, CandidatesAreValidAndReplayable) {
@@ -144,6 +175,13 @@ TEST(SampleComputeLocation, CandidatesAreValidAndReplayable) {
     EXPECT_EQ(CompareNumerics(f, sch.func()), "");
     ir::PrimFunc replayed = ReplayTrace(f, Trace::FromJSON(sch.trace().ToJSON()));
     EXPECT_TRUE(ir::StructuralEqual(replayed, sch.func()));
+  }
+  {
+    Schedule sch(f);
+    BlockRV b = sch.GetBlock("B");
+    LoopRV at = sch.SampleComputeLocation(b, 1);
+    sch.ComputeAt(b, at);
+    EXPECT_EQ(CheckGolden("sample_compute_location", f, sch.func()), "");
   }
   Schedule sch(f);
   LoopRV root = sch.SampleComputeLocation(sch.GetBlock("B"), -1);

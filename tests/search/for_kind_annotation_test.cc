@@ -2,12 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "search/schedule/schedule.h"
+#include "tests/search/golden.h"
 #include "tests/search/test_funcs.h"
 #include "tests/search/test_util.h"
 
 namespace kiln::search {
 namespace {
 
+using testing::CheckGolden;
 using testing::CompareNumerics;
 using testing::ExpectError;
 using testing::MakeMatmul;
@@ -27,6 +29,7 @@ TEST(ForKind, ParallelVectorizeUnroll) {
             "      for k in 4 unroll\n"
             "        block C [i, j, k] init\n");
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("parallel_vectorize_unroll", f, sch.func()), "");
 }
 
 TEST(ForKind, RejectsParallelReduction) {
@@ -38,17 +41,22 @@ TEST(ForKind, RejectsParallelReduction) {
   ExpectError([&] { sch.Bind(loops[2], "blockIdx.x"); }, ErrorKind::kSchedule, "bind: loop k");
   sch.Parallel(loops[0]);
   ExpectError([&] { sch.Vectorize(loops[0]); }, ErrorKind::kSchedule, "already parallel");
+  ExpectError([&] { sch.Unroll(loops[0]); }, ErrorKind::kSchedule,
+              "unroll: loop i is already parallel");
   EXPECT_EQ(sch.trace().size(), 3u);  // GetBlock, GetLoops, Parallel
 }
 
 TEST(ForKind, Bind) {
-  Schedule sch(MakeMatmul(8, 8, 4));
+  ir::PrimFunc f = MakeMatmul(8, 8, 4);
+  Schedule sch(f);
   auto loops = sch.GetLoops(sch.GetBlock("C"));
   sch.Bind(loops[0], "blockIdx.x");
   sch.Bind(loops[1], "threadIdx.x");
   sch.Bind(loops[2], "threadIdx.y");  // threads may cooperate on a reduction
   EXPECT_EQ(sch.Get(loops[0])->thread_tag, "blockIdx.x");
   EXPECT_EQ(sch.Get(loops[2])->for_kind, ir::ForKind::kThreadBinding);
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("bind", f, sch.func()), "");
   Schedule other(MakeMatmul(8, 8, 4));
   auto l = other.GetLoops(other.GetBlock("C"));
   ExpectError([&] { other.Bind(l[0], "warp.x"); }, ErrorKind::kSchedule,
@@ -56,7 +64,8 @@ TEST(ForKind, Bind) {
 }
 
 TEST(Annotation, LoopAndBlock) {
-  Schedule sch(MakeMatmul(8, 8, 4));
+  ir::PrimFunc f = MakeMatmul(8, 8, 4);
+  Schedule sch(f);
   BlockRV c = sch.GetBlock("C");
   auto loops = sch.GetLoops(c);
   sch.Annotate(loops[0], "pragma_auto_unroll_max_step", int64_t{16});
@@ -69,12 +78,19 @@ TEST(Annotation, LoopAndBlock) {
       sch.Get(c)->annotations.at("meta_schedule.tiling_structure").as<ir::StringImmNode>();
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->value, "SSRSRS");
+  EXPECT_EQ(CheckGolden("annotate", f, sch.func()), "");
+  ir::PrimFunc annotated = sch.func();
   sch.Unannotate(c, "meta_schedule.tiling_structure");
+  sch.Unannotate(loops[0], "pragma_auto_unroll_max_step");
   EXPECT_EQ(sch.Get(c)->annotations.count("meta_schedule.tiling_structure"), 0u);
+  EXPECT_EQ(CheckGolden("unannotate", annotated, sch.func()), "");
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
   ExpectError([&] { sch.Unannotate(loops[1], "x"); }, ErrorKind::kSchedule,
               "unannotate: loop j has no annotation \"x\"");
   ExpectError([&] { sch.Unannotate(c, "x"); }, ErrorKind::kSchedule,
               "block \"C\" has no annotation \"x\"");
+  ExpectError([&] { sch.Annotate(c, "", int64_t{1}); }, ErrorKind::kSchedule,
+              "annotate: empty annotation key");
 }
 
 }  // namespace

@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "search/schedule/schedule.h"
+#include "tests/search/golden.h"
 #include "tests/search/test_funcs.h"
 #include "tests/search/test_util.h"
 
 namespace kiln::search {
 namespace {
 
+using testing::CheckGolden;
 using testing::CompareNumerics;
 using testing::ExpectError;
 using testing::MakeMatmul;
@@ -29,6 +31,7 @@ TEST(Split, InferredFactor) {
             "        for k in 16\n"
             "          block C [((i_0 * 32) + i_1), j, k] init\n");
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("split_inferred", f, sch.func()), "");
 }
 
 TEST(Split, ThreeWayAndNonDivisibleAddsPredicate) {
@@ -46,6 +49,7 @@ TEST(Split, ThreeWayAndNonDivisibleAddsPredicate) {
             "            block C [(((i_0 * 6) + (i_1 * 2)) + i_2), j, k] if "
             "((((i_0 * 6) + (i_1 * 2)) + i_2) < 10) init\n");
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("split_predicate", f, sch.func()), "");
 }
 
 TEST(Split, RejectsBadFactors) {
@@ -82,6 +86,7 @@ TEST(Fuse, TwoLoops) {
             "    for k in 4\n"
             "      block C [(i_j_fused // 6), (i_j_fused % 6), k] init\n");
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("fuse_two", f, sch.func()), "");
 }
 
 TEST(Fuse, ThreeLoops) {
@@ -95,6 +100,7 @@ TEST(Fuse, ThreeLoops) {
             "    block C [(i_j_k_fused // 12), ((i_j_k_fused // 4) % 3), (i_j_k_fused % 4)] "
             "init\n");
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("fuse_three", f, sch.func()), "");
 }
 
 TEST(Fuse, RejectsLoopsNotNested) {
@@ -125,6 +131,7 @@ TEST(Reorder, SwapsLoops) {
             "      for i in 4\n"
             "        block C [i, j, k] init\n");
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("reorder", f, sch.func()), "");
 }
 
 TEST(Reorder, RejectsLoopsOnDifferentChains) {
@@ -143,6 +150,23 @@ TEST(Reorder, RejectsLoopsOnDifferentChains) {
       ErrorKind::kSchedule, "appears twice");
 }
 
+TEST(Reorder, RejectsSwappingPartsOfAFusedSpatialAndReductionLoop) {
+  ir::PrimFunc f = MakeMatmul(4, 4, 6);
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  LoopRV jk = sch.Fuse({loops[1], loops[2]});
+  auto parts = sch.Split(jk, {4, 6});
+  ExpectError(
+      [&] {
+        sch.Reorder({parts[1], parts[0]});
+      },
+      ErrorKind::kSchedule,
+      "reorder: loop j_k_fused_0 and loop j_k_fused_1 are both bound to spatial and "
+      "reduction iterations of block \"C\"");
+  sch.Reorder({parts[0], loops[0]});  // a pure spatial loop may move around them
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+}
+
 TEST(AddUnitLoop, AroundBlockAndLoop) {
   ir::PrimFunc f = MakeTwoStage(4, 4);
   Schedule sch(f);
@@ -154,6 +178,7 @@ TEST(AddUnitLoop, AroundBlockAndLoop) {
   sch.AddUnitLoop(loops[0]);
   EXPECT_EQ(sch.GetLoops(b).size(), 4u);
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("add_unit_loop", f, sch.func()), "");
   ExpectError([&] { sch.AddUnitLoop(sch.GetBlock("root")); }, ErrorKind::kSchedule,
               "is the root block");
 }

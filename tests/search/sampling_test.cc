@@ -2,15 +2,19 @@
 // categorical distribution, compute locations, and decisions that do not fit.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 
 #include "search/schedule/schedule.h"
+#include "tests/search/golden.h"
 #include "tests/search/test_funcs.h"
 #include "tests/search/test_util.h"
 
 namespace kiln::search {
 namespace {
 
+using testing::CheckGolden;
+using testing::CompareNumerics;
 using testing::ExpectError;
 using testing::MakeMatmul;
 
@@ -64,6 +68,28 @@ TEST(Sampling, PerfectTileDecisionChecked) {
       ErrorKind::kSchedule, "has 2 factors, expected 3");
 }
 
+TEST(Sampling, LargeExtentsAreSampledWithoutListingTilings) {
+  // 720720 has 240 divisors and 3.4 million tilings into 6 factors: too many to list.
+  ExpectError([] { PerfectTilings(720720, 6, 0); }, ErrorKind::kSchedule,
+              "has more than 1000000 tilings");
+  RandomEngine rng(5);
+  for (int i = 0; i < 20; ++i) {
+    std::vector<int64_t> t = SamplePerfectTiling(rng, 720720, 6, 64);
+    ASSERT_EQ(t.size(), 6u);
+    EXPECT_EQ(t[0] * t[1] * t[2] * t[3] * t[4] * t[5], 720720);
+    EXPECT_LE(t[5], 64);
+  }
+  Schedule sch(MakeMatmul(16, 4, 4));
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  ExpectError([&] { sch.SamplePerfectTile(loops[0], 17, 0); }, ErrorKind::kSchedule,
+              "n = 17 for loop i is not in [1, 16]");
+  ExpectError(
+      [&] {
+        sch.SamplePerfectTile(loops[0], 3, 0, std::vector<int64_t>{int64_t{1} << 40, 1 << 30, 4});
+      },
+      ErrorKind::kSchedule, "multiplies to more than 2^63, not the extent 16");
+}
+
 TEST(Sampling, Categorical) {
   Schedule sch(MakeMatmul(4, 4, 4), 11);
   std::map<int64_t, int> counts;
@@ -83,6 +109,24 @@ TEST(Sampling, Categorical) {
         sch.SampleCategorical({0, 16}, {1});
       },
       ErrorKind::kSchedule, "2 candidates but 1 probabilities");
+  ExpectError(
+      [&] {
+        sch.SampleCategorical({0, 16}, {1, std::nan("")});
+      },
+      ErrorKind::kSchedule, "is negative or not finite");
+}
+
+TEST(Sampling, SampledTilesAndCategoryDriveTheSchedule) {
+  ir::PrimFunc f = MakeMatmul(32, 16, 8);
+  Schedule sch(f);
+  BlockRV c = sch.GetBlock("C");
+  auto loops = sch.GetLoops(c);
+  auto tiles = sch.SamplePerfectTile(loops[0], 3, 4, std::vector<int64_t>{2, 4, 4});
+  sch.Split(loops[0], {tiles[0], tiles[1], tiles[2]});
+  ExprRV unroll = sch.SampleCategorical({0, 16, 64}, {0.2, 0.3, 0.5}, 2);
+  sch.Annotate(c, "pragma_auto_unroll_max_step", unroll);
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("sample_perfect_tile_categorical", f, sch.func()), "");
 }
 
 }  // namespace

@@ -2,9 +2,9 @@
 #include <sstream>
 
 #include "ir/functor.h"
-#include "tests/search/test_funcs.h"
 #include "ir/host_tensor.h"
 #include "ir/interpreter/interpreter.h"
+#include "tests/search/test_funcs.h"
 
 namespace kiln::search::testing {
 

@@ -2,12 +2,18 @@
 // producers and consumers, and handles that go stale when their loop disappears.
 #include <gtest/gtest.h>
 
+#include "ir/structural.h"
 #include "search/schedule/schedule.h"
+#include "tests/search/golden.h"
 #include "tests/search/test_funcs.h"
+#include "tests/search/test_util.h"
 
 namespace kiln::search {
 namespace {
 
+using testing::CheckGolden;
+using testing::CompareNumerics;
+using testing::ExpectError;
 using testing::MakeMatmul;
 using testing::MakeMatmulRelu;
 using testing::MakeTwoStage;
@@ -95,6 +101,46 @@ TEST(ScheduleState, SameSeedSameSamples) {
     auto fb = b.SamplePerfectTile(lb[0], 3, 16);
     for (size_t k = 0; k < 3; ++k) EXPECT_EQ(a.Get(fa[k]), b.Get(fb[k]));
   }
+}
+
+TEST(ScheduleState, GetPrimitivesLeaveTheFunctionAlone) {
+  ir::PrimFunc f = MakeMatmulRelu(8, 8, 8);
+  Schedule sch(f);
+  BlockRV d = sch.GetBlock("D");
+  sch.GetLoops(d);
+  sch.GetChildBlocks(sch.GetBlock("root"));
+  sch.GetChildBlocks(sch.GetLoops(d)[0]);
+  sch.GetProducers(d);
+  sch.GetConsumers(sch.GetBlock("C"));
+  EXPECT_TRUE(sch.func().same_as(f));
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  EXPECT_EQ(CheckGolden("get", f, sch.func()), "");
+}
+
+TEST(ScheduleState, StaleAndForeignHandlesAreRejected) {
+  Schedule sch(MakeTwoStage(4, 4));
+  BlockRV b = sch.GetBlock("B");
+  std::vector<LoopRV> b_loops = sch.GetLoops(b);
+  sch.ComputeInline(b);
+  ExpectError([&] { sch.GetLoops(b); }, ErrorKind::kSchedule,
+              "block \"B\" (b0) no longer exists in the function");
+  ExpectError([&] { sch.Parallel(b_loops[0]); }, ErrorKind::kSchedule,
+              "loop i (l1) no longer exists in the function");
+  ExpectError([&] { sch.GetProducers(BlockRV{99}); }, ErrorKind::kSchedule,
+              "b99 is not a block of this schedule");
+  ExpectError(
+      [&] {
+        sch.Split(LoopRV{98}, {2, 2});
+      },
+      ErrorKind::kSchedule, "l98 is not a loop of this schedule");
+  ExpectError(
+      [&] {
+        sch.Split(sch.GetLoops(sch.GetBlock("C"))[0], {ExprRV{97}, 2});
+      },
+      ErrorKind::kSchedule, "v97 is not a sampled value of this schedule");
+  LoopRV root = sch.SampleComputeLocation(sch.GetBlock("C"), -1);
+  ExpectError([&] { sch.Vectorize(root); }, ErrorKind::kSchedule,
+              "is the root location, not a loop");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Cache and storage primitives: cache_read and cache_write add a stage that copies a buffer
 // into (or out of) a new buffer in another storage scope, and redirect the block's accesses
-// to it; set_scope changes where an intermediate buffer lives.
+// to it; set_scope changes where an intermediate buffer lives; storage_align pads the rows of
+// an intermediate buffer (explicit strides) so that accesses spread over memory banks.
 #include "ir/functor.h"
 #include "search/schedule/primitive/primitive.h"
 #include "search/schedule/primitive/utils.h"
@@ -85,16 +86,6 @@ Stmt InsertStage(const Stmt& body, size_t position, const Stmt& stage) {
   return SeqStmt(seq);
 }
 
-const BufferRegion& RegionAt(const BlockNode* block, bool writes, int index,
-                             const std::string& what) {
-  const auto& regions = writes ? block->writes : block->reads;
-  Check(index >= 0 && index < static_cast<int>(regions.size()), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(block) + " has " + std::to_string(regions.size()) +
-            (writes ? " written" : " read") + " buffers; index " + std::to_string(index) +
-            " is out of range");
-  return regions[index];
-}
-
 Buffer ScopedCopy(const Buffer& buffer, const std::string& scope) {
   return DeclBuffer(buffer->name + "_" + scope, buffer->dtype, buffer->shape, scope);
 }
@@ -103,30 +94,45 @@ Buffer ScopedCopy(const Buffer& buffer, const std::string& scope) {
 
 std::string CacheReadBlock(ScheduleState& state, int b, int read_index, const std::string& scope) {
   const std::string what = "cache_read";
+  CheckStorageScope(scope, what);
   const BlockNode* block = state.entry(b).block();
-  const Buffer buffer = RegionAt(block, false, read_index, what).buffer;
+  const Buffer buffer = BufferRegionAt(block, false, read_index, what).buffer;
   int scope_index = state.ScopeOf(b);
   Check(scope_index >= 0, ErrorKind::kSchedule, what + ": " + BlockLabel(block) + " is the root");
   int first_stage = -1;
+  std::vector<int> readers;
   for (int other : state.ChildBlocks(scope_index)) {
     const BlockNode* o = state.entry(other).block();
     if (!BlockReads(o, buffer)) continue;
     Check(!BlockWrites(o, buffer), ErrorKind::kSchedule,
           what + ": " + BlockLabel(o) + " both reads and writes " + buffer->name);
     if (first_stage < 0) first_stage = StageOf(state, other, scope_index);
+    readers.push_back(other);
   }
+  // The copy is taken once, before the first reader: every writer must be done by then.
   for (int other : state.ChildBlocks(scope_index)) {
-    if (BlockWrites(state.entry(other).block(), buffer)) {
-      Check(StageOf(state, other, scope_index) != first_stage, ErrorKind::kSchedule,
-            what + ": " + buffer->name + " is written and read under the same loop nest");
-    }
+    const BlockNode* o = state.entry(other).block();
+    if (!BlockWrites(o, buffer)) continue;
+    int stage = StageOf(state, other, scope_index);
+    Check(stage != first_stage, ErrorKind::kSchedule,
+          what + ": " + buffer->name + " is written and read under the same loop nest");
+    Check(stage < first_stage, ErrorKind::kSchedule,
+          what + ": " + BlockLabel(o) + " writes " + buffer->name +
+              " after a block reads it; the copy would miss that write");
   }
   const BlockRealizeNode* scope_realize = state.entry(scope_index).realize();
   const Stmt& scope_body = scope_realize->block_node()->body;
   size_t position = StagePosition(scope_body, state.entry(first_stage).stmt.get());
   Buffer cache = ScopedCopy(buffer, scope);
   std::string name = state.FreshBlockName(cache->name);
-  Stmt body = LoadRedirector(buffer, cache).VisitStmt(scope_body);
+  // Only the readers are redirected: a block that writes the buffer (a reduction reading its
+  // accumulator without declaring it) keeps its own accesses.
+  std::unordered_map<const StmtNode*, Stmt> redirected;
+  LoadRedirector redirector(buffer, cache);
+  for (int r : readers) {
+    redirected[state.entry(r).stmt.get()] = redirector.VisitStmt(state.entry(r).stmt);
+  }
+  Stmt body = ReplaceStmts(scope_body, redirected);
   body = InsertStage(body, position, CopyStage(name, buffer, cache));
   state.Replace(scope_realize, RebuildScope(scope_realize, body, {cache}, Buffer()));
   return name;
@@ -135,9 +141,10 @@ std::string CacheReadBlock(ScheduleState& state, int b, int read_index, const st
 std::string CacheWriteBlock(ScheduleState& state, int b, int write_index,
                             const std::string& scope) {
   const std::string what = "cache_write";
+  CheckStorageScope(scope, what);
   const BlockRealizeNode* realize = state.entry(b).realize();
   const BlockNode* block = realize->block_node();
-  const Buffer buffer = RegionAt(block, true, write_index, what).buffer;
+  const Buffer buffer = BufferRegionAt(block, true, write_index, what).buffer;
   int scope_index = state.ScopeOf(b);
   Check(scope_index >= 0, ErrorKind::kSchedule, what + ": " + BlockLabel(block) + " is the root");
   int stage = StageOf(state, b, scope_index);
@@ -165,14 +172,74 @@ std::string CacheWriteBlock(ScheduleState& state, int b, int write_index,
 
 void SetBufferScope(ScheduleState& state, int b, int write_index, const std::string& scope) {
   const BlockNode* block = state.entry(b).block();
-  const Buffer buffer = RegionAt(block, true, write_index, "set_scope").buffer;
+  const Buffer buffer = BufferRegionAt(block, true, write_index, "set_scope").buffer;
   Check(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
         "set_scope: " + buffer->name + " written by " + BlockLabel(block) +
             " is a parameter of the function; its storage is the caller's");
-  Check(!scope.empty(), ErrorKind::kSchedule, "set_scope: empty storage scope");
+  CheckStorageScope(scope, "set_scope");
   if (buffer->scope == scope) return;
   Buffer moved = WithScope(buffer, scope);
   state.SetFunc(state.func().WithBody(ReplaceBuffers(state.func()->body, {{buffer.get(), moved}})));
+}
+
+}  // namespace kiln::search
+
+namespace kiln::search {
+
+using namespace ir;
+
+void StorageAlignBuffer(ScheduleState& state, int b, int write_index, int axis, int factor,
+                        int offset) {
+  const std::string what = "storage_align";
+  const BlockNode* block = state.entry(b).block();
+  const Buffer buffer = BufferRegionAt(block, true, write_index, what).buffer;
+  Check(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
+        what + ": " + buffer->name + " written by " + BlockLabel(block) +
+            " is a parameter of the function; its strides are the caller's");
+  const int ndim = static_cast<int>(buffer.ndim());
+  Check(axis >= -ndim && axis < ndim, ErrorKind::kSchedule,
+        what + ": axis " + std::to_string(axis) + " is out of range for " + buffer->name + " (" +
+            std::to_string(ndim) + " dimensions)");
+  if (axis < 0) axis += ndim;
+  Check(factor > 0, ErrorKind::kSchedule,
+        what + ": factor " + std::to_string(factor) + " is not positive");
+  Check(offset >= 0 && offset < factor, ErrorKind::kSchedule,
+        what + ": offset " + std::to_string(offset) + " is not in [0, factor " +
+            std::to_string(factor) + ")");
+  Check(buffer->strides.empty(), ErrorKind::kSchedule,
+        what + ": " + buffer->name + " already has explicit strides; align one axis per buffer");
+  std::vector<int64_t> shape;
+  for (const Expr& extent : buffer->shape) {
+    auto v = AsConstInt(extent);
+    Check(v.has_value(), ErrorKind::kSchedule,
+          what + ": " + buffer->name + " has a non-constant shape");
+    shape.push_back(*v);
+  }
+  // Row-major strides, with the aligned one rounded up to the next factor * k + offset.
+  std::vector<int64_t> strides(ndim, 1);
+  int64_t stride = 1;
+  for (int d = ndim; d-- > 0;) {
+    if (d + 1 < ndim) stride *= shape[d + 1];
+    if (d == axis) stride += (factor + offset - stride % factor) % factor;
+    Check(stride < (int64_t{1} << 40), ErrorKind::kSchedule,
+          what + ": the strides of " + buffer->name + " overflow");
+    strides[d] = stride;
+  }
+  auto node = std::make_shared<BufferNode>(*buffer.get());
+  node->strides.clear();
+  for (int64_t s : strides) node->strides.push_back(IntImm(buffer->shape[0].dtype(), s));
+  node->data = Var(node->name, DataType::Handle());
+  Buffer aligned(std::move(node));
+  bool allocated = false;
+  for (size_t i = 0; i < state.size() && !allocated; ++i) {
+    if (const BlockNode* blk = state.entry(static_cast<int>(i)).block()) {
+      for (const Buffer& a : blk->alloc_buffers) allocated |= a.same_as(buffer);
+    }
+  }
+  Check(allocated, ErrorKind::kSchedule,
+        what + ": " + buffer->name + " is not allocated by a block of the function");
+  state.SetFunc(
+      state.func().WithBody(ReplaceBuffers(state.func()->body, {{buffer.get(), aligned}})));
 }
 
 }  // namespace kiln::search

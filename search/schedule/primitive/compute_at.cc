@@ -74,6 +74,35 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
   Check(reverse ? b >= state.entry(l).end : b < l, ErrorKind::kSchedule,
         what + ": " + block_label + " must come " + (reverse ? "after " : "before ") +
             LoopLabel(loop));
+  // Moving the block reorders it with the stages between its place and the loop's: none of
+  // them may write what it reads or touch what it writes, and it must be the only writer of
+  // its buffers (an init block split from its update cannot move on its own).
+  {
+    // Entries are in program order: the block passes those between its place and the end of
+    // the loop's body (or between the loop and its place, when it moves up).
+    int first = reverse ? l + 1 : b + 1;
+    int last = reverse ? b - 1 : state.entry(l).end - 1;
+    for (int other : state.ChildBlocks(scope)) {
+      if (other == b) continue;
+      const BlockNode* o = state.entry(other).block();
+      bool passed = other >= first && other <= last;
+      for (const BufferRegion& w : block->writes) {
+        Check(!BlockWrites(o, w.buffer), ErrorKind::kSchedule,
+              what + ": " + w.buffer->name + " is written by both " + block_label + " and " +
+                  BlockLabel(o) + "; only the single producer of a buffer can move");
+        Check(!(reverse && passed && BlockReads(o, w.buffer)), ErrorKind::kSchedule,
+              what + ": " + BlockLabel(o) + " reads " + w.buffer->name + ", which " + block_label +
+                  " writes, between the two places; moving it would change what is read");
+      }
+      for (const BufferRegion& r : block->reads) {
+        bool producer_under_loop = reverse && InSubtree(state, l, other);
+        Check(!(passed && !producer_under_loop && BlockWrites(o, r.buffer)), ErrorKind::kSchedule,
+              what + ": " + BlockLabel(o) + " writes " + r.buffer->name + ", which " + block_label +
+                  " reads, between the two places; moving it would change what it "
+                  "reads");
+      }
+    }
+  }
   // The buffer that links the block with the blocks under the loop.
   Buffer buffer;
   for (const BufferRegion& r : reverse ? block->reads : block->writes) {
@@ -89,7 +118,7 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
       linked = true;
     }
     if (!linked) continue;
-    Check(!buffer.defined(), ErrorKind::kUnsupported,
+    Check(!buffer.defined(), ErrorKind::kSchedule,
           what + ": " + block_label + " is linked to the blocks under " + LoopLabel(loop) +
               " by more than one buffer");
     buffer = r.buffer;
@@ -97,6 +126,27 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
   Check(buffer.defined(), ErrorKind::kSchedule,
         what + ": no block under " + LoopLabel(loop) + (reverse ? " produces" : " consumes") +
             " what " + block_label + (reverse ? " reads" : " writes"));
+  // A consumer placed under the loop reads, in each iteration, what the producers wrote in it:
+  // those values must be final, so neither the loop nor one outside it may drive a
+  // reduction of a producer.
+  if (reverse) {
+    for (int other : state.BlocksUnder(l)) {
+      const BlockRealizeNode* p = state.entry(other).realize();
+      if (!BlockWrites(p->block_node(), buffer)) continue;
+      for (int outer : state.LoopsAbove(other)) {
+        if (InSubtree(state, l, outer)) continue;
+        const ForNode* f = state.entry(outer).loop();
+        for (size_t i = 0; i < p->iter_values.size(); ++i) {
+          const IterVar& iv = p->block_node()->iter_vars[i];
+          Check(iv.kind != IterKind::kReduce || !UsesVar(p->iter_values[i], f->loop_var.get()),
+                ErrorKind::kSchedule,
+                what + ": " + LoopLabel(f) + " is bound to the reduction iteration " +
+                    iv.var.name() + " of " + BlockLabel(p->block_node()) + ", which produces " +
+                    buffer->name + "; its values are not final inside " + LoopLabel(loop));
+        }
+      }
+    }
+  }
   // The moved block must access the buffer at single points given by its iter vars.
   std::vector<int> dim_of(block->iter_vars.size(), -1);
   for (const BufferRegion& r : reverse ? block->reads : block->writes) {
@@ -108,7 +158,7 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
         if (block->iter_vars[k].var.get() == v) iter = static_cast<int>(k);
       }
       Check(iter >= 0 && IsConstInt(r.region[d].extent, 1) && dim_of[iter] < 0,
-            ErrorKind::kUnsupported,
+            ErrorKind::kSchedule,
             what + ": " + block_label + " accesses " + buffer->name +
                 " at an index that is not one of its iteration variables");
       dim_of[iter] = static_cast<int>(d);

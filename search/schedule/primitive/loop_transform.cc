@@ -2,6 +2,7 @@
 // substitutes the old loop variables in the block bindings below, so blocks keep computing
 // the same iteration space.
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/functor.h"
@@ -27,6 +28,9 @@ class PredicateAdder : public IRMutator {
   Expr condition_;
 };
 
+// Beyond any loop extent worth splitting; keeps products of factors far from overflow.
+constexpr int64_t kMaxSplitProduct = int64_t{1} << 40;
+
 void CheckSerial(const ForNode* loop, const std::string& what) {
   Check(loop->for_kind == ForKind::kSerial, ErrorKind::kSchedule,
         what + ": " + LoopLabel(loop) + " is " + ForKindName(loop->for_kind) +
@@ -51,6 +55,8 @@ std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int
     Check(factors[i] >= 1, ErrorKind::kSchedule,
           "split: factor " + std::to_string(factors[i]) + " of " + LoopLabel(loop) +
               " is not positive");
+    Check(factors[i] <= kMaxSplitProduct / known, ErrorKind::kSchedule,
+          "split: the factors of " + LoopLabel(loop) + " multiply to more than 2^40");
     known *= factors[i];
   }
   const DataType dtype = loop->loop_var.dtype();
@@ -169,6 +175,38 @@ void ReorderLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
   std::unordered_set<const ForNode*> moved(wanted.begin(), wanted.end());
   for (auto& slot : order) {
     if (moved.count(slot)) slot = wanted[k++];
+  }
+  // A loop bound to both spatial and reduction iterations of a block (a fusion of such loops)
+  // visits the iterations of an element in an order that only the loop order keeps: swapping
+  // two of them could run an update of an element before its init.
+  {
+    std::unordered_map<const ForNode*, size_t> old_pos, new_pos;
+    for (size_t i = 0; i < chain.size(); ++i) old_pos[chain[i]] = i;
+    for (size_t i = 0; i < order.size(); ++i) new_pos[order[i]] = i;
+    for (int b : state.BlocksUnder(sorted.front())) {
+      const BlockRealizeNode* realize = state.entry(b).realize();
+      const BlockNode* block = realize->block_node();
+      std::vector<const ForNode*> mixed;
+      for (const ForNode* loop : chain) {
+        bool spatial = false, reduce = false;
+        for (size_t i = 0; i < realize->iter_values.size(); ++i) {
+          if (!UsesVar(realize->iter_values[i], loop->loop_var.get())) continue;
+          spatial |= block->iter_vars[i].kind == IterKind::kSpatial;
+          reduce |= block->iter_vars[i].kind == IterKind::kReduce;
+        }
+        if (spatial && reduce) mixed.push_back(loop);
+      }
+      for (size_t a = 0; a < mixed.size(); ++a) {
+        for (size_t c = a + 1; c < mixed.size(); ++c) {
+          bool before = old_pos[mixed[a]] < old_pos[mixed[c]];
+          Check(before == (new_pos[mixed[a]] < new_pos[mixed[c]]), ErrorKind::kSchedule,
+                "reorder: " + LoopLabel(mixed[a]) + " and " + LoopLabel(mixed[c]) +
+                    " are both bound to spatial and reduction iterations of " + BlockLabel(block) +
+                    " (parts of a fused loop); swapping them could run an update of an element "
+                    "before its init");
+        }
+      }
+    }
   }
   // A loop whose bounds use an outer loop variable cannot move above that loop.
   for (size_t i = 0; i < order.size(); ++i) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "search/schedule/index_map.h"
 #include "search/schedule/state.h"
 
 namespace kiln::search {
@@ -47,6 +48,9 @@ std::string CacheReadBlock(ScheduleState& state, int block, int read_index,
 std::string CacheWriteBlock(ScheduleState& state, int block, int write_index,
                             const std::string& scope);
 void SetBufferScope(ScheduleState& state, int block, int write_index, const std::string& scope);
+// Gives dimension `axis` of the buffer `block` writes at `write_index` a stride that is
+// factor * k + offset, padding the buffer's rows (explicit strides); the outer strides grow
+// to match.
 void StorageAlignBuffer(ScheduleState& state, int block, int write_index, int axis, int factor,
                         int offset);
 
@@ -54,5 +58,14 @@ void StorageAlignBuffer(ScheduleState& state, int block, int write_index, int ax
 // the update block (renamed NAME_update). Returns the names of the init and update blocks.
 std::pair<std::string, std::string> DecomposeReductionBlock(ScheduleState& state, int block,
                                                             int loop);
+
+// rfactor.cc: factors the reduction block under `loop` over that loop (see the file). Returns
+// the name of the new rfactor block; the write-back block keeps the original name.
+std::string RFactorLoop(ScheduleState& state, int loop, int factor_axis);
+
+// layout.cc: rewrites the buffer that `block` reads (or writes) at `buffer_index` into the
+// layout `map`, which must be a bijection onto its new shape.
+void TransformLayoutBuffer(ScheduleState& state, int block, int buffer_index, bool is_write,
+                           const IndexMap& map);
 
 }  // namespace kiln::search

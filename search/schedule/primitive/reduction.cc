@@ -22,6 +22,19 @@ std::pair<std::string, std::string> DecomposeReductionBlock(ScheduleState& state
   auto at = std::find(above.begin(), above.end(), l);
   Check(at != above.end(), ErrorKind::kSchedule,
         what + ": " + LoopLabel(loop) + " is not a loop above " + BlockLabel(block));
+  // The init must run before every update of its element: no loop outside `loop` may drive
+  // a reduction iteration.
+  for (auto it = above.begin(); it != at; ++it) {
+    const ForNode* f = state.entry(*it).loop();
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      Check(block->iter_vars[i].kind != IterKind::kReduce ||
+                !UsesVar(realize->iter_values[i], f->loop_var.get()),
+            ErrorKind::kSchedule,
+            what + ": " + LoopLabel(f) + ", outside " + LoopLabel(loop) +
+                ", is bound to the reduction iteration " + block->iter_vars[i].var.name() + " of " +
+                BlockLabel(block) + "; the init must be placed outside every reduction loop");
+    }
+  }
   // The init block iterates over the spatial iteration variables only.
   auto init = std::make_shared<BlockNode>();
   init->name = state.FreshBlockName(block->name + "_init");

@@ -1,6 +1,8 @@
 // Shared helpers of the schedule primitives.
 #include "search/schedule/primitive/utils.h"
 
+#include <cctype>
+
 #include "ir/functor.h"
 
 namespace kiln::search {
@@ -115,6 +117,15 @@ std::string LoopLabel(const ForNode* loop) { return "loop " + loop->loop_var.nam
 
 std::string BlockLabel(const BlockNode* block) { return "block \"" + block->name + "\""; }
 
+void CheckStorageScope(const std::string& scope, const std::string& what) {
+  bool ok = !scope.empty() && scope.size() <= 64;
+  for (char c : scope) {
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
+  }
+  Check(ok, ErrorKind::kSchedule,
+        what + ": \"" + scope + "\" is not a storage scope (global, shared, local, ...)");
+}
+
 int64_t ConstExtent(const ForNode* loop, const std::string& what) {
   auto extent = AsConstInt(loop->extent);
   Check(extent.has_value(), ErrorKind::kSchedule,
@@ -160,6 +171,16 @@ bool BlockWrites(const BlockNode* block, const Buffer& buffer) {
     if (r.buffer.same_as(buffer)) return true;
   }
   return false;
+}
+
+const BufferRegion& BufferRegionAt(const BlockNode* block, bool writes, int index,
+                                   const std::string& what) {
+  const auto& regions = writes ? block->writes : block->reads;
+  Check(index >= 0 && index < static_cast<int>(regions.size()), ErrorKind::kSchedule,
+        what + ": " + BlockLabel(block) + " has " + std::to_string(regions.size()) +
+            (writes ? " written" : " read") + " buffers; index " + std::to_string(index) +
+            " is out of range");
+  return regions[index];
 }
 
 }  // namespace kiln::search

@@ -41,6 +41,10 @@ std::shared_ptr<ir::BlockNode> CopyBlock(const ir::BlockNode* block);
 std::string LoopLabel(const ir::ForNode* loop);
 std::string BlockLabel(const ir::BlockNode* block);
 
+// A storage scope is a non-empty name of letters, digits, '_' and '.' ("global", "shared.dyn",
+// "wmma.matrix_a"); anything else is a kiln::Error(kSchedule) naming the primitive `what`.
+void CheckStorageScope(const std::string& scope, const std::string& what);
+
 // The constant extent of a loop, or a kiln::Error(kSchedule) saying `what` needs one.
 int64_t ConstExtent(const ir::ForNode* loop, const std::string& what);
 
@@ -57,6 +61,10 @@ std::string FreshLoopName(const ScheduleState& state, const std::string& base);
 // Buffers a block reads or writes (by its declared regions).
 bool BlockReads(const ir::BlockNode* block, const ir::Buffer& buffer);
 bool BlockWrites(const ir::BlockNode* block, const ir::Buffer& buffer);
+// The `index`-th read (or written) region of `block`; a kiln::Error(kSchedule) that names the
+// block and the primitive `what` when there is none.
+const ir::BufferRegion& BufferRegionAt(const ir::BlockNode* block, bool writes, int index,
+                                       const std::string& what);
 
 }  // namespace kiln::search
 
