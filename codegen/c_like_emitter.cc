@@ -329,8 +329,13 @@ std::string CLikeEmitter::PrintExpr(const Expr& e) {
       for (const Expr& a : op->args) args.push_back(PrintExpr(a));
       return PrintIntrinsic(op, args);
     }
-    case NodeKind::kBufferLoad:
-      return PrintLoad(e.as<BufferLoadNode>());
+    case NodeKind::kBufferLoad: {
+      const auto* op = e.as<BufferLoadNode>();
+      if (registers_.count(op->buffer->data.get())) {
+        return RegisterAccess(op->buffer->data.get(), op->indices.at(0));
+      }
+      return PrintLoad(op);
+    }
     case NodeKind::kRamp:
       return PrintRamp(e.as<RampNode>());
     case NodeKind::kBroadcast:
@@ -344,6 +349,60 @@ std::string CLikeEmitter::PrintExpr(const Expr& e) {
       throw Error(ErrorKind::kUnsupported, "function " + function_name_ + ": cannot print a " +
                                                NodeKindName(e.kind()) + " expression");
   }
+}
+
+// ---- Register promotion -------------------------------------------------------------------
+
+namespace {
+// Slots of at most this many bytes in all: a register tile, not a table.
+constexpr int64_t kMaxRegisterBytes = 4096;
+}  // namespace
+
+bool CLikeEmitter::MayPromoteToRegisters(const AllocateNode* op) {
+  const Buffer& b = op->buffer;
+  return (b->scope == "local" || b->scope == "stack") &&
+         StorageTypeName(b->dtype) == TypeName(b->dtype);
+}
+
+void CLikeEmitter::EmitRegisterDecl(DataType t, const std::string& name) {
+  Line() << TypeName(t) << " " << name << (t.is_vector() ? " = {0};\n" : " = 0;\n");
+}
+
+bool CLikeEmitter::EmitPromoted(const AllocateNode* op) {
+  if (!MayPromoteToRegisters(op)) return false;
+  auto slots = PlanRegisterSlots(op, kMaxRegisterBytes);
+  if (!slots) return false;
+  std::vector<PromotedSlot> promoted;
+  for (const RegisterSlot& slot : *slots) {
+    std::string name = DeclareName(op->buffer->name + "_" + std::to_string(slot.offset));
+    EmitRegisterDecl(op->buffer->dtype.WithLanes(slot.lanes), name);
+    promoted.push_back({slot, name});
+  }
+  const VarNode* data = op->buffer->data.get();
+  registers_[data] = std::move(promoted);
+  EmitStmt(op->body);
+  registers_.erase(data);
+  return true;
+}
+
+std::string CLikeEmitter::RegisterAccess(const VarNode* data, const Expr& index) {
+  const std::vector<PromotedSlot>& slots = registers_.at(data);
+  int64_t offset = 0;
+  int lanes = 1;
+  if (const auto* ramp = index.as<RampNode>()) {
+    offset = AsConstInt(ramp->base).value_or(-1);
+    lanes = ramp->lanes;
+  } else {
+    offset = AsConstInt(index).value_or(-1);
+  }
+  for (const PromotedSlot& p : slots) {
+    if (p.slot.offset == offset && p.slot.lanes == lanes) return p.name;
+    if (lanes == 1 && offset > p.slot.offset && offset < p.slot.offset + p.slot.lanes) {
+      return p.name + "[" + std::to_string(offset - p.slot.offset) + "]";
+    }
+  }
+  throw Error(ErrorKind::kInvalidIR, "function " + function_name_ + ": access of " + data->name +
+                                         " at an index its register slots do not cover");
 }
 
 // ---- Statements ----------------------------------------------------------------------------
@@ -382,8 +441,15 @@ void CLikeEmitter::EmitFor(const ForNode* op) {
 
 void CLikeEmitter::EmitStmt(const Stmt& s) {
   switch (s.kind()) {
-    case NodeKind::kBufferStore:
-      return EmitStore(s.as<BufferStoreNode>());
+    case NodeKind::kBufferStore: {
+      const auto* op = s.as<BufferStoreNode>();
+      if (registers_.count(op->buffer->data.get())) {
+        Line() << RegisterAccess(op->buffer->data.get(), op->indices.at(0)) << " = "
+               << StripParens(PrintExpr(op->value)) << ";\n";
+        return;
+      }
+      return EmitStore(op);
+    }
     case NodeKind::kFor:
       return EmitFor(s.as<ForNode>());
     case NodeKind::kSeqStmt:
@@ -419,8 +485,11 @@ void CLikeEmitter::EmitStmt(const Stmt& s) {
       Line() << "const " << TypeName(op->var.dtype()) << " " << name << " = " << value << ";\n";
       return EmitStmt(op->body);
     }
-    case NodeKind::kAllocate:
-      return EmitAllocate(s.as<AllocateNode>());
+    case NodeKind::kAllocate: {
+      const auto* op = s.as<AllocateNode>();
+      if (EmitPromoted(op)) return;
+      return EmitAllocate(op);
+    }
     case NodeKind::kDeclBuffer:
       return EmitStmt(s.as<DeclBufferNode>()->body);
     case NodeKind::kEvaluate: {

@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "codegen/register_promotion.h"
 #include "ir/arith/analyzer.h"
 #include "ir/function.h"
 
@@ -65,6 +66,12 @@ class CLikeEmitter {
   virtual void EmitLoopPrefix(const ir::ForNode* op) { (void)op; }
   virtual void EmitThreadBinding(const ir::ForNode* op);
   virtual void EmitAllocate(const ir::AllocateNode* op) = 0;
+  // Register promotion (codegen/register_promotion.h): whether `op`'s buffer may live in
+  // variables (by default: thread-private scopes "local" and "stack", whose elements are stored
+  // in their compute type), and how one such variable is declared (zero-initialized, so that no
+  // path reads an undefined value).
+  virtual bool MayPromoteToRegisters(const ir::AllocateNode* op);
+  virtual void EmitRegisterDecl(ir::DataType t, const std::string& name);
 
   // ---- Shared machinery ------------------------------------------------------------------
   std::string PrintExpr(const ir::Expr& e);
@@ -105,6 +112,17 @@ class CLikeEmitter {
   std::unordered_set<std::string> used_names_;
   std::unordered_map<const ir::VarNode*, Bounds> bounds_;
   ir::arith::Analyzer analyzer_;
+
+  // Buffers kept in variables: data var -> its slots, with the variables' names.
+  struct PromotedSlot {
+    RegisterSlot slot;
+    std::string name;
+  };
+  std::unordered_map<const ir::VarNode*, std::vector<PromotedSlot>> registers_;
+  // The variable (or lane of one, "name[i]") standing for `index` of the promoted buffer whose
+  // data is `data`.
+  std::string RegisterAccess(const ir::VarNode* data, const ir::Expr& index);
+  bool EmitPromoted(const ir::AllocateNode* op);
 };
 
 }  // namespace kiln::codegen

@@ -1,11 +1,14 @@
 // The lowering pipeline.
 #include "codegen/lower.h"
 
+#include "codegen/passes/compact_buffers.h"
 #include "codegen/passes/flatten_buffers.h"
 #include "codegen/passes/lower_blocks.h"
+#include "codegen/passes/partition_loops.h"
+#include "codegen/passes/place_allocations.h"
 #include "codegen/passes/simplify.h"
-#include "support/logging.h"
 #include "ir/text/printer.h"
+#include "support/logging.h"
 
 namespace kiln::codegen {
 
@@ -26,9 +29,12 @@ PrimFunc Lower(const PrimFunc& f, const LowerOptions& options) {
     if (options.after_pass) options.after_pass(pass, result);
     return result;
   };
-  PrimFunc g = step("LowerBlocks", LowerBlocks(f));
+  PrimFunc g = step("PlaceAllocations", PlaceAllocations(f));
+  g = step("LowerBlocks", LowerBlocks(g));
+  g = step("CompactBuffers", CompactBuffers(g));
   g = step("FlattenBuffers", FlattenBuffers(g));
   g = step("Simplify", Simplify(g));
+  g = step("PartitionLoops", PartitionLoops(g));
   g = step("UnrollLoops", UnrollLoops(g, options.unroll));
   g = step("VectorizeLoops", VectorizeLoops(g, options.vectorize));
   g = step("Simplify", Simplify(g));

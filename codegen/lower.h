@@ -23,8 +23,11 @@ struct LowerOptions {
   std::function<void(std::string_view pass, const ir::PrimFunc& f)> after_pass;
 };
 
-// Runs, in order: LowerBlocks, FlattenBuffers, Simplify, UnrollLoops, VectorizeLoops,
-// Simplify (to fold what unrolling and vectorizing substituted), PlanStorage.
+// Runs, in order: PlaceAllocations (block allocations to where they are used), LowerBlocks
+// (blocks to loops, init and predicates to ifs), CompactBuffers (allocations shrunk to what
+// they hold), FlattenBuffers, Simplify, PartitionLoops (predicate handling: loops split where
+// predicates are known), UnrollLoops, VectorizeLoops, Simplify (to fold what unrolling and
+// vectorizing substituted), PlanStorage (stack or heap, alignment).
 ir::PrimFunc Lower(const ir::PrimFunc& f, const LowerOptions& options = {});
 
 }  // namespace kiln::codegen

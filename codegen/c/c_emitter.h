@@ -17,6 +17,9 @@ struct CEmitOptions {
   // Alignment in bytes assumed for a parameter buffer whose align is the default (0);
   // Kiln's host tensors are 64-byte aligned. 0 assumes nothing.
   int64_t default_param_alignment = 64;
+  // Lets the compiler fuse a multiply and an add into one FMA (rounding once instead of
+  // twice). Results then differ from the reference interpreter within float tolerance.
+  bool fp_contract = true;
 };
 
 // The C source for `lowered` (the result of Lower) exported as `symbol`.

@@ -51,6 +51,14 @@ class Flattener : public IRMutator {
     DataType index_type = AnyInt64(buffer->shape) ? DataType::Int(64) : DataType::Int(32);
     Expr count = IntImm(index_type, 1);
     for (const Expr& extent : buffer->shape) count = FoldMul(count, CastTo(index_type, extent));
+    if (!buffer->strides.empty() && buffer->strides.size() == buffer->shape.size()) {
+      // Explicit strides (storage_align pads rows) span 1 + sum (extent - 1) * stride.
+      count = IntImm(index_type, 1);
+      for (size_t k = 0; k < buffer->shape.size(); ++k) {
+        Expr last = FoldAdd(CastTo(index_type, buffer->shape[k]), IntImm(index_type, -1));
+        count = FoldAdd(count, FoldMul(last, CastTo(index_type, buffer->strides[k])));
+      }
+    }
     node->shape = {count};
     node->strides.clear();
     node->elem_offset = IntImm(DataType::Int(32), 0);

@@ -1,4 +1,5 @@
-// Pass 2 of lowering: multi-dimensional buffer accesses become flat, one-index accesses.
+// A lowering pass (codegen/lower.h orders them): multi-dimensional buffer accesses become flat,
+// one-index accesses.
 #pragma once
 
 #include "ir/function.h"

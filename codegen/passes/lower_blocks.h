@@ -1,4 +1,4 @@
-// Pass 1 of lowering: removes the block structure, leaving plain loops.
+// A lowering pass (codegen/lower.h orders them): removes the block structure, leaving plain loops.
 #pragma once
 
 #include "ir/function.h"

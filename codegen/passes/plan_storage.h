@@ -1,4 +1,5 @@
-// Pass 6 of lowering (CPU targets): decides where each allocation lives.
+// A lowering pass for CPU targets (codegen/lower.h orders them): decides where each allocation
+// lives.
 #pragma once
 
 #include <cstdint>

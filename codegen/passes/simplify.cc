@@ -2,8 +2,8 @@
 #include "codegen/passes/simplify.h"
 
 #include "codegen/passes/ir_utils.h"
-#include "ir/functor.h"
 #include "ir/arith/simplify_stmt.h"
+#include "ir/functor.h"
 
 namespace kiln::codegen {
 
@@ -128,6 +128,13 @@ class ConstantFolder : public IRMutator {
   }
 };
 
+// An empty sequence or the evaluation of a constant: a statement that does nothing.
+bool IsNoOp(const Stmt& s) {
+  if (const auto* seq = s.as<SeqStmtNode>()) return seq->seq.empty();
+  const auto* eval = s.as<EvaluateNode>();
+  return eval && eval->value.as<IntImmNode>() != nullptr;
+}
+
 // Statement folding after the expressions are simplified.
 class StmtFolder : public ConstantFolder {
  public:
@@ -147,7 +154,10 @@ class StmtFolder : public ConstantFolder {
     Stmt s = IRMutator::VisitStmt_(op);
     const auto* loop = s.as<ForNode>();
     if (!loop) return s;
-    if (IsConstInt(loop->extent, 0)) return Evaluate(IntImm(DataType::Int(32), 0));
+    // Nothing to run (no iterations, or a body whose branches were all decided false).
+    if (IsConstInt(loop->extent, 0) || IsNoOp(loop->body)) {
+      return Evaluate(IntImm(DataType::Int(32), 0));
+    }
     if (IsConstInt(loop->extent, 1) && loop->for_kind == ForKind::kSerial &&
         loop->annotations.empty()) {
       return VisitStmt(Substitute(loop->body, {{loop->loop_var.get(), loop->min}}));
@@ -170,13 +180,6 @@ class StmtFolder : public ConstantFolder {
     if (!changed) return GetRef<Stmt>(op);
     if (seq.empty()) return Evaluate(IntImm(DataType::Int(32), 0));
     return SeqStmt(std::move(seq));
-  }
-
- private:
-  static bool IsNoOp(const Stmt& s) {
-    if (const auto* seq = s.as<SeqStmtNode>()) return seq->seq.empty();
-    const auto* eval = s.as<EvaluateNode>();
-    return eval && eval->value.as<IntImmNode>() != nullptr;
   }
 };
 

@@ -1,4 +1,4 @@
-// Pass 4 of lowering: loop unrolling, as the schedule asked for it.
+// A lowering pass (codegen/lower.h orders them): loop unrolling, as the schedule asked for it.
 #pragma once
 
 #include <cstdint>

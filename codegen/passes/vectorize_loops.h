@@ -1,4 +1,4 @@
-// Pass 5 of lowering: loops marked vectorized become vector expressions.
+// A lowering pass (codegen/lower.h orders them): loops marked vectorized become vector expressions.
 #pragma once
 
 #include <cstdint>

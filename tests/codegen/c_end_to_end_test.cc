@@ -160,22 +160,24 @@ HostTensor& T(std::vector<ArgValue>& args, size_t i) { return std::get<HostTenso
 
 const DataType kF32 = DataType::Float(32);
 
-// B[i, j] = A[i, j] * 2 + 1 through a heap intermediate and a stack local.
+// B[i, j] = A[i, j] * 2 + 1 through a heap intermediate and a stack array, both used by two
+// loop nests (so that they stay whole at the root).
 TEST(CEndToEndTest, ElementwiseWithAllocations) {
   Buffer a = DeclBuffer("A", kF32, {128, 160});
   Buffer b = DeclBuffer("B", kF32, {128, 160});
   Buffer tmp = DeclBuffer("T", kF32, {128, 160});  // 80 KiB: heap
-  Buffer local = DeclBuffer("L", kF32, {1}, "local");
-  Var i("i"), j("j"), vi("vi"), vj("vj"), wi("wi"), wj("wj");
+  Buffer ones = DeclBuffer("L", kF32, {160}, "local");
+  Var i("i"), j("j"), i2("i2"), j2("j2"), vi("vi"), vj("vj"), wi("wi"), wj("wj");
   Stmt produce = MakeBlock("T", {Spatial(vi, 128), Spatial(vj, 160)}, {i, j},
-                           BufferStore(tmp, BufferLoad(a, {vi, vj}) * F32(2), {vi, vj}));
-  Stmt consume = MakeBlock("B", {Spatial(wi, 128), Spatial(wj, 160)}, {i, j},
-                           SeqStmt({BufferStore(local, BufferLoad(tmp, {wi, wj}) + F32(1), {0}),
-                                    BufferStore(b, BufferLoad(local, {0}), {wi, wj})}),
-                           Stmt(), Expr(), {local});
-  Stmt loops = For(i, 0, 128, ForKind::kSerial,
-                   For(j, 0, 160, ForKind::kSerial, SeqStmt({produce, consume})));
-  PrimFunc f = testing::MakeFunc("elementwise", {a, b}, Root(loops, {tmp}));
+                           SeqStmt({BufferStore(tmp, BufferLoad(a, {vi, vj}) * F32(2), {vi, vj}),
+                                    BufferStore(ones, F32(1), {vj})}));
+  Stmt consume =
+      MakeBlock("B", {Spatial(wi, 128), Spatial(wj, 160)}, {i2, j2},
+                BufferStore(b, BufferLoad(tmp, {wi, wj}) + BufferLoad(ones, {wj}), {wi, wj}));
+  Stmt loops =
+      SeqStmt({For(i, 0, 128, ForKind::kSerial, For(j, 0, 160, ForKind::kSerial, produce)),
+               For(i2, 0, 128, ForKind::kSerial, For(j2, 0, 160, ForKind::kSerial, consume))});
+  PrimFunc f = testing::MakeFunc("elementwise", {a, b}, Root(loops, {tmp, ones}));
   std::string code =
       RunAndCompare(f, {Rand(kF32, {128, 160}, 1), HostTensor(kF32, {128, 160})}, [](auto& args) {
         for (int64_t k = 0; k < 128 * 160; ++k) {
@@ -184,7 +186,7 @@ TEST(CEndToEndTest, ElementwiseWithAllocations) {
       });
   EXPECT_NE(code.find("kiln_alloc"), std::string::npos);
   EXPECT_NE(code.find("free("), std::string::npos);
-  EXPECT_NE(code.find("__attribute__((aligned(64)))"), std::string::npos);
+  EXPECT_NE(code.find("float L[160] __attribute__((aligned(64)))"), std::string::npos) << code;
 }
 
 TEST(CEndToEndTest, MatmulWithInit) {

@@ -21,7 +21,8 @@ TEST(LowerTest, CallbackSeesEveryPassInOrder) {
   };
   Lower(testing::Matmul(2, 2, 2), options);
   EXPECT_EQ(passes,
-            (std::vector<std::string>{"LowerBlocks", "FlattenBuffers", "Simplify", "UnrollLoops",
+            (std::vector<std::string>{"PlaceAllocations", "LowerBlocks", "CompactBuffers",
+                                      "FlattenBuffers", "Simplify", "PartitionLoops", "UnrollLoops",
                                       "VectorizeLoops", "Simplify", "PlanStorage"}));
 }
 

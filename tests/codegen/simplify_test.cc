@@ -39,6 +39,21 @@ TEST(SimplifyTest, ConstantConditionsAndUnitLoopsDisappear) {
             "A[5] = 4f32\n");
 }
 
+TEST(SimplifyTest, LoopWhoseBranchesAreDecidedFalseDisappears) {
+  // What an unrolled tail leaves: i < 4 is false for the copy at 20 + i.
+  Buffer a = DeclBuffer("A", DataType::Float(32), {64});
+  Var i("i"), j("j");
+  Stmt body = SeqStmt({
+      For(i, 0, 16, ForKind::kParallel,
+          IfThenElse(20 + i < 4, BufferStore(a, testing::F32(1), {i}))),
+      For(j, 0, 16, ForKind::kSerial, IfThenElse(j < 4, BufferStore(a, testing::F32(2), {j}))),
+  });
+  EXPECT_EQ(DumpStmt(Simplify(testing::MakeFunc("f", {a}, body))->body),
+            "for j in serial(0, 16):\n"
+            "  if (j < 4):\n"
+            "    A[j] = 2f32\n");
+}
+
 TEST(SimplifyTest, FloorDivisionOfConstantsRoundsDown) {
   Buffer a = DeclBuffer("A", DataType::Int(32), {4});
   Stmt body = SeqStmt({BufferStore(a, FloorDiv(IntImm(DataType::Int(32), -7), 2), {0}),
