@@ -17,8 +17,8 @@ std::string LastDlError() {
 
 }  // namespace
 
-CpuModule CpuModule::Load(const std::string& path) {
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+CpuModule CpuModule::Load(const std::string& path, bool keep_loaded) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | (keep_loaded ? RTLD_NODELETE : 0));
   Check(handle != nullptr, ErrorKind::kIO, "cannot load " + path + ": " + LastDlError());
   return CpuModule(handle, path);
 }

@@ -15,8 +15,11 @@ using KernelFunction = int32_t (*)(const codegen::PackedValue* args, int32_t num
 class CpuModule {
  public:
   // Loads `path` (RTLD_NOW | RTLD_LOCAL, so that missing symbols fail here, not mid-run).
-  // Throws kiln::Error(kIO) naming the file and dlerror's reason.
-  static CpuModule Load(const std::string& path);
+  // Throws kiln::Error(kIO) naming the file and dlerror's reason. With `keep_loaded` the
+  // library (and what it pulled in) stays mapped after the module is destroyed
+  // (RTLD_NODELETE): a kernel that ran parallel loops leaves the OpenMP runtime's idle
+  // worker threads behind, and unmapping that runtime under them crashes the process.
+  static CpuModule Load(const std::string& path, bool keep_loaded = false);
 
   CpuModule(CpuModule&& other) noexcept;
   CpuModule& operator=(CpuModule&& other) noexcept;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace kiln::runtime {
 namespace {
@@ -31,9 +32,33 @@ std::optional<MeasureErrorKind> ParseMeasureErrorKind(std::string_view name) {
   return std::nullopt;
 }
 
+std::string ElementIndex(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    int64_t extent = std::max<int64_t>(shape[d], 1);
+    index[d] = flat % extent;
+    flat /= extent;
+  }
+  std::string text = "[";
+  for (size_t d = 0; d < index.size(); ++d) text += (d ? ", " : "") + std::to_string(index[d]);
+  return text + "]";
+}
+
+ir::Tolerance OutputTolerance(const ir::HostTensor& expected) {
+  ir::Tolerance tol = ir::DefaultTolerance(expected.dtype());
+  if (!expected.dtype().is_float()) return tol;
+  double largest = 0;
+  for (int64_t i = 0; i < expected.numel(); ++i) {
+    double v = std::fabs(expected.GetDouble(i));
+    if (std::isfinite(v)) largest = std::max(largest, v);
+  }
+  tol.atol = std::max(tol.atol, tol.rtol * 0.1 * largest);
+  return tol;
+}
+
 void CheckOutputs(const std::vector<ir::HostTensor>& expected,
                   const std::vector<ir::HostTensor>& actual, MeasureResult& result,
-                  std::optional<ir::Tolerance> tolerance) {
+                  std::optional<ir::Tolerance> tolerance, const std::vector<std::string>& names) {
   if (!result.ok()) return;
   result.correctness_checked = true;
   auto fail = [&](const std::string& message) {
@@ -47,11 +72,11 @@ void CheckOutputs(const std::vector<ir::HostTensor>& expected,
   for (size_t i = 0; i < expected.size(); ++i) {
     const ir::HostTensor& e = expected[i];
     const ir::HostTensor& a = actual[i];
+    std::string name = i < names.size() ? "output " + names[i] : "output " + std::to_string(i);
     if (e.dtype() != a.dtype() || e.shape() != a.shape()) {
-      return fail("output " + std::to_string(i) + ": expected " + e.Describe() + ", got " +
-                  a.Describe());
+      return fail(name + ": expected " + e.Describe() + ", got " + a.Describe());
     }
-    ir::Tolerance tol = tolerance.value_or(ir::DefaultTolerance(e.dtype()));
+    ir::Tolerance tol = tolerance.value_or(OutputTolerance(e));
     ir::TensorComparison cmp = ir::CompareTensors(e, a, tol.rtol, tol.atol);
     // NaN errors (a NaN where a number was expected) must not hide behind std::max.
     auto worse = [](double current, double candidate) {
@@ -59,7 +84,14 @@ void CheckOutputs(const std::vector<ir::HostTensor>& expected,
     };
     result.max_abs_error = worse(result.max_abs_error, cmp.max_abs_error);
     result.max_rel_error = worse(result.max_rel_error, cmp.max_rel_error);
-    if (!cmp.ok && result.ok()) fail("output " + std::to_string(i) + ": " + cmp.message);
+    if (!cmp.ok && result.ok()) {
+      std::ostringstream os;
+      os << name << ": element " << ElementIndex(e.shape(), cmp.first_mismatch) << " (flat "
+         << cmp.first_mismatch << ") expected " << e.GetDouble(cmp.first_mismatch) << ", got "
+         << a.GetDouble(cmp.first_mismatch) << "; " << cmp.mismatches << " of " << e.numel()
+         << " elements differ (rtol " << tol.rtol << ", atol " << tol.atol << ")";
+      fail(os.str());
+    }
   }
 }
 

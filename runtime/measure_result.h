@@ -40,16 +40,31 @@ struct MeasureResult {
   bool correctness_checked = false;
   double max_abs_error = 0;
   double max_rel_error = 0;
+  // Which reference the outputs were compared with and what was compared ("interpreter,
+  // full; compared C[0:64, 0:64]", "trusted build verified against the interpreter on ...").
+  std::string reference;
 
   bool ok() const { return error_kind == MeasureErrorKind::kOk; }
 };
 
-// Compares `actual` outputs with `expected` ones (same order; each pair compared with the
-// tolerance for its dtype unless `tolerance` is given), records the largest errors and, on a
-// mismatch, turns `result` into kWrongResult with a message naming the output and element.
-// Does nothing to a result that is already an error.
+// Compares `actual` outputs with `expected` ones (same order; each pair compared with
+// OutputTolerance(expected) unless `tolerance` is given), records the largest errors and, on
+// a mismatch, turns `result` into kWrongResult with a message naming the output (by
+// `names[i]` when given, else "output i") and the element's index. Does nothing to a result
+// that is already an error.
 void CheckOutputs(const std::vector<ir::HostTensor>& expected,
                   const std::vector<ir::HostTensor>& actual, MeasureResult& result,
-                  std::optional<ir::Tolerance> tolerance = std::nullopt);
+                  std::optional<ir::Tolerance> tolerance = std::nullopt,
+                  const std::vector<std::string>& names = {});
+
+// The tolerance a kernel's output is held to: the dtype's (ir::DefaultTolerance), with the
+// absolute part raised to rtol / 10 of the output's largest finite magnitude for floats.
+// Summing in another order (a schedule may reorder a reduction's loops) moves a result by
+// rounding relative to the terms summed, not to the result, so an element that cancels to
+// near zero would otherwise fail for rounding alone; a wrong kernel misses by far more.
+ir::Tolerance OutputTolerance(const ir::HostTensor& expected);
+
+// "[1, 5]": the index of element `flat` of a row-major tensor of `shape`.
+std::string ElementIndex(const std::vector<int64_t>& shape, int64_t flat);
 
 }  // namespace kiln::runtime

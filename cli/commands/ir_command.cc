@@ -4,15 +4,12 @@
 // seeded random inputs. Symbolic dimensions take values from --dim NAME=VALUE.
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
-#include "ir/arith/analyzer.h"
-#include "ir/functor.h"
 #include "ir/interpreter/interpreter.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
@@ -28,77 +25,6 @@ struct IrOptions {
   bool print = false;
   bool json = false;
 };
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kIO, path + ": cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Parses "n=64" options into a map from dimension name to value.
-std::map<std::string, int64_t> ParseDims(const std::vector<std::string>& dims) {
-  std::map<std::string, int64_t> values;
-  for (const std::string& d : dims) {
-    auto eq = d.find('=');
-    int64_t value = 0;
-    bool ok = eq != std::string::npos && eq > 0;
-    if (ok) {
-      try {
-        size_t used = 0;
-        value = std::stoll(d.substr(eq + 1), &used);
-        ok = used == d.size() - eq - 1 && value > 0;
-      } catch (const std::exception&) {
-        ok = false;
-      }
-    }
-    if (!ok) throw Error(ErrorKind::kParse, "--dim " + d + ": expected NAME=VALUE with VALUE > 0");
-    values[d.substr(0, eq)] = value;
-  }
-  return values;
-}
-
-// The concrete shape of `buffer` with symbolic dims replaced by their --dim values.
-std::vector<int64_t> ConcreteShape(const ir::Buffer& buffer,
-                                   const std::map<std::string, int64_t>& dims) {
-  ir::arith::Analyzer analyzer;
-  std::vector<int64_t> shape;
-  for (const ir::Expr& extent : buffer->shape) {
-    ir::Expr e = extent;
-    // Bind every variable of the extent whose name has a value.
-    class Binder : public ir::IRVisitor {
-     public:
-      Binder(ir::arith::Analyzer& a, const std::map<std::string, int64_t>& d) : a_(a), d_(d) {}
-      void VisitExpr_(const ir::VarNode* op) override {
-        auto it = d_.find(op->name);
-        if (it != d_.end()) a_.Bind(ir::GetRef<ir::Var>(op), ir::IntImm(op->dtype, it->second));
-        else missing.push_back(op->name);
-      }
-      std::vector<std::string> missing;
-
-     private:
-      ir::arith::Analyzer& a_;
-      const std::map<std::string, int64_t>& d_;
-    } binder(analyzer, dims);
-    binder.VisitExpr(e);
-    if (!binder.missing.empty()) {
-      throw Error(ErrorKind::kParse, "buffer " + buffer->name + " has symbolic dimension '" +
-                                         binder.missing[0] + "': give it a value with --dim " +
-                                         binder.missing[0] + "=VALUE");
-    }
-    auto value = ir::AsConstInt(analyzer.Simplify(e));
-    if (!value) throw Error(ErrorKind::kUnsupported, "buffer " + buffer->name + ": shape is not computable");
-    shape.push_back(*value);
-  }
-  return shape;
-}
-
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 nlohmann::json InspectFunction(const ir::PrimFunc& f, const IrOptions& options,
                                const std::map<std::string, int64_t>& dims) {
@@ -117,7 +43,8 @@ nlohmann::json InspectFunction(const ir::PrimFunc& f, const IrOptions& options,
       auto it = dims.find(param->name);
       if (it == dims.end()) {
         throw Error(ErrorKind::kParse, "scalar parameter '" + param->name +
-                                           "': give it a value with --dim " + param->name + "=VALUE");
+                                           "': give it a value with --dim " + param->name +
+                                           "=VALUE");
       }
       args.emplace_back(it->second);
       params.push_back({{"name", param->name}, {"dtype", param->dtype.ToString()}});
@@ -125,8 +52,8 @@ nlohmann::json InspectFunction(const ir::PrimFunc& f, const IrOptions& options,
     }
     std::vector<int64_t> shape = ConcreteShape(*buffer, dims);
     args.emplace_back(ir::HostTensor::Random((*buffer)->dtype, shape, seed++));
-    params.push_back({{"name", (*buffer)->name}, {"dtype", (*buffer)->dtype.ToString()},
-                      {"shape", shape}});
+    params.push_back(
+        {{"name", (*buffer)->name}, {"dtype", (*buffer)->dtype.ToString()}, {"shape", shape}});
   }
   auto start = std::chrono::steady_clock::now();
   ir::Interpret(f, args);
@@ -176,22 +103,23 @@ Command RegisterIrCommand(CLI::App& parent) {
   app->add_option("--seed", options->seed, "seed of the random inputs");
   app->add_flag("--print", options->print, "print each function as TVMScript");
   app->add_flag("--json", options->json, "print one JSON object on the last line");
-  return {app, [options]() {
-            std::vector<ir::PrimFunc> funcs =
-                ir::ParsePrimFuncs(ReadFile(options->file), options->file);
-            std::map<std::string, int64_t> dims = ParseDims(options->dims);
-            nlohmann::json result = {{"file", options->file}, {"functions", nlohmann::json::array()}};
-            bool all_round_trip = true;
-            for (const ir::PrimFunc& f : funcs) {
-              nlohmann::json info = InspectFunction(f, *options, dims);
-              all_round_trip &= info["round_trip"].get<bool>();
-              if (options->print) std::cout << ir::PrintPrimFunc(f) << "\n";
-              if (!options->json) PrintText(info, std::cout);
-              result["functions"].push_back(info);
-            }
-            if (options->json) std::cout << result.dump() << "\n";
-            return all_round_trip ? 0 : 1;
-          }};
+  return {
+      app, [options]() {
+        std::vector<ir::PrimFunc> funcs =
+            ir::ParsePrimFuncs(ReadFile(options->file), options->file);
+        std::map<std::string, int64_t> dims = ParseDims(options->dims);
+        nlohmann::json result = {{"file", options->file}, {"functions", nlohmann::json::array()}};
+        bool all_round_trip = true;
+        for (const ir::PrimFunc& f : funcs) {
+          nlohmann::json info = InspectFunction(f, *options, dims);
+          all_round_trip &= info["round_trip"].get<bool>();
+          if (options->print) std::cout << ir::PrintPrimFunc(f) << "\n";
+          if (!options->json) PrintText(info, std::cout);
+          result["functions"].push_back(info);
+        }
+        if (options->json) std::cout << result.dump() << "\n";
+        return all_round_trip ? 0 : 1;
+      }};
 }
 
 }  // namespace kiln::cli

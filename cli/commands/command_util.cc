@@ -1,0 +1,86 @@
+// ReadFile, ParseDims, ConcreteShape, ShapeText.
+#include "cli/commands/command_util.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "ir/arith/analyzer.h"
+#include "ir/functor.h"
+#include "support/error.h"
+
+namespace kiln::cli {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::kIO, path + ": cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::map<std::string, int64_t> ParseDims(const std::vector<std::string>& dims) {
+  std::map<std::string, int64_t> values;
+  for (const std::string& d : dims) {
+    auto eq = d.find('=');
+    int64_t value = 0;
+    bool ok = eq != std::string::npos && eq > 0;
+    if (ok) {
+      try {
+        size_t used = 0;
+        value = std::stoll(d.substr(eq + 1), &used);
+        ok = used == d.size() - eq - 1 && value > 0;
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+    if (!ok) throw Error(ErrorKind::kParse, "--dim " + d + ": expected NAME=VALUE with VALUE > 0");
+    values[d.substr(0, eq)] = value;
+  }
+  return values;
+}
+
+std::vector<int64_t> ConcreteShape(const ir::Buffer& buffer,
+                                   const std::map<std::string, int64_t>& dims) {
+  ir::arith::Analyzer analyzer;
+  std::vector<int64_t> shape;
+  for (const ir::Expr& extent : buffer->shape) {
+    // Bind every variable of the extent whose name has a value.
+    class Binder : public ir::IRVisitor {
+     public:
+      Binder(ir::arith::Analyzer& a, const std::map<std::string, int64_t>& d) : a_(a), d_(d) {}
+      void VisitExpr_(const ir::VarNode* op) override {
+        auto it = d_.find(op->name);
+        if (it != d_.end()) {
+          a_.Bind(ir::GetRef<ir::Var>(op), ir::IntImm(op->dtype, it->second));
+        } else {
+          missing.push_back(op->name);
+        }
+      }
+      std::vector<std::string> missing;
+
+     private:
+      ir::arith::Analyzer& a_;
+      const std::map<std::string, int64_t>& d_;
+    } binder(analyzer, dims);
+    binder.VisitExpr(extent);
+    if (!binder.missing.empty()) {
+      throw Error(ErrorKind::kParse, "buffer " + buffer->name + " has symbolic dimension '" +
+                                         binder.missing[0] + "': give it a value with --dim " +
+                                         binder.missing[0] + "=VALUE");
+    }
+    auto value = ir::AsConstInt(analyzer.Simplify(extent));
+    if (!value) {
+      throw Error(ErrorKind::kUnsupported, "buffer " + buffer->name + ": shape is not computable");
+    }
+    shape.push_back(*value);
+  }
+  return shape;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,353 @@
+// `tune kernel FILE.tir [--trace TRACE.json] --target llvm`: looks at one kernel the way the
+// tuner measures it. The function (any TVMScript PrimFunc; symbolic dimensions bound with
+// --dim) is scheduled by replaying the trace (or left unscheduled), then goes through the
+// measurement pipeline of runtime/measurer.h: lowering, code generation, build, a sandboxed
+// run checked against the workload's reference, and timing. It prints the scheduled
+// TensorIR, the lowered IR, the generated C and a summary (build time, correctness, median
+// time, GFLOP/s), or with --json one JSON object on the last line of stdout.
+//
+// Exit codes: 0 the kernel built, ran and matched the reference; 1 it did not (the result
+// says why) or the machinery failed; 2 the input was unusable (a malformed .tir or trace, a
+// trace that does not fit the function, a missing --dim, bad options).
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "cli/commands/command_util.h"
+#include "cli/commands/commands.h"
+#include "ir/analysis/flop_count.h"
+#include "ir/structural.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "runtime/measurer.h"
+#include "search/schedule/trace.h"
+#include "support/error.h"
+
+namespace kiln::cli {
+namespace {
+
+using nlohmann::json;
+
+struct KernelOptions {
+  std::string file;
+  std::string trace_file;
+  std::string func;
+  std::string target = "llvm";
+  std::vector<std::string> dims;
+  std::vector<std::string> show;
+  int number = 3;
+  int repeat = 3;
+  double min_repeat_ms = 100;
+  bool flush_cache = false;
+  int threads = 0;
+  double time_limit_s = 30;
+  double build_time_limit_s = 60;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+// An input the user gave cannot be used: exit code 2.
+struct InputError {
+  Error error;
+};
+
+const std::set<std::string> kSections = {"scheduled", "lowered", "c"};
+
+std::set<std::string> Sections(const std::vector<std::string>& show) {
+  std::set<std::string> sections;
+  for (const std::string& item : show) {
+    std::stringstream parts(item);
+    std::string part;
+    while (std::getline(parts, part, ',')) {
+      if (part == "all") {
+        sections.insert(kSections.begin(), kSections.end());
+      } else if (part == "none" || part == "summary") {
+        continue;
+      } else if (kSections.count(part)) {
+        sections.insert(part);
+      } else {
+        throw InputError{
+            Error(ErrorKind::kParse,
+                  "--show " + part + ": expected scheduled, lowered, c, all, summary or none")};
+      }
+    }
+  }
+  return sections;
+}
+
+ir::PrimFunc SelectFunction(const std::vector<ir::PrimFunc>& funcs, const KernelOptions& o) {
+  std::string names;
+  for (const ir::PrimFunc& f : funcs) names += (names.empty() ? "" : ", ") + f->name;
+  if (!o.func.empty()) {
+    for (const ir::PrimFunc& f : funcs) {
+      if (f->name == o.func) return f;
+    }
+    throw InputError{Error(ErrorKind::kParse, o.file + ": no function named '" + o.func +
+                                                  "' (it has: " + names + ")")};
+  }
+  if (funcs.size() != 1) {
+    throw InputError{Error(ErrorKind::kParse, o.file + " holds " + std::to_string(funcs.size()) +
+                                                  " functions (" + names +
+                                                  "): choose one with --func NAME")};
+  }
+  return funcs[0];
+}
+
+// Every parameter must have a concrete shape or value once --dim values are bound.
+void CheckDims(const ir::PrimFunc& f, const std::map<std::string, int64_t>& dims) {
+  for (const ir::Var& param : f->params) {
+    if (auto buffer = f->BufferOf(param)) {
+      ConcreteShape(*buffer, dims);
+    } else if (!dims.count(param.name())) {
+      throw Error(ErrorKind::kParse, "scalar parameter '" + param.name() +
+                                         "': give it a value with --dim " + param.name() +
+                                         "=VALUE");
+    }
+  }
+}
+
+ir::PrimFunc ApplyTrace(const ir::PrimFunc& f, const std::string& path) {
+  std::string text = ReadFile(path);
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::exception& e) {
+    throw InputError{Error(ErrorKind::kParse, path + ": not valid JSON: " + e.what())};
+  }
+  // A bare trace, or an object holding one (a tuning record's "trace").
+  if (document.is_object() && document.contains("trace")) document = document["trace"];
+  search::Trace trace;
+  try {
+    trace = search::Trace::FromJSON(document);
+  } catch (const Error& e) {
+    throw InputError{Error(e.kind(), path + ": " + e.what())};
+  }
+  try {
+    return search::ReplayTrace(f, trace);
+  } catch (const Error& e) {
+    throw InputError{
+        Error(e.kind(), path + ": the trace does not fit function " + f->name + ": " + e.what())};
+  }
+}
+
+std::string Seconds(double s) {
+  char buf[64];
+  if (s >= 1) {
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+  } else if (s >= 1e-3) {
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f us", s * 1e6);
+  }
+  return buf;
+}
+
+std::string Number(double v, const char* format = "%.3g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+int Run(const KernelOptions& o, bool show_given) {
+  std::set<std::string> sections =
+      Sections(o.show.empty() ? std::vector<std::string>{"all"} : o.show);
+  std::vector<ir::PrimFunc> funcs;
+  try {
+    funcs = ir::ParsePrimFuncs(ReadFile(o.file), o.file);
+  } catch (const Error& e) {
+    throw InputError{e};
+  }
+  ir::PrimFunc workload = SelectFunction(funcs, o);
+  std::map<std::string, int64_t> dims;
+  try {
+    dims = ParseDims(o.dims);
+    CheckDims(workload, dims);
+  } catch (const Error& e) {
+    throw InputError{Error(e.kind(), "function " + workload->name + ": " + e.what())};
+  }
+  ir::PrimFunc scheduled = o.trace_file.empty() ? workload : ApplyTrace(workload, o.trace_file);
+
+  runtime::MeasureOptions options;
+  options.target = o.target;
+  options.timing.number = o.number;
+  options.timing.repeat = o.repeat;
+  options.timing.min_repeat_ms = o.min_repeat_ms;
+  options.timing.flush_cache = o.flush_cache;
+  options.run_time_limit_s = o.time_limit_s;
+  options.build_time_limit_s = o.build_time_limit_s;
+  options.num_threads = o.threads;
+  options.input_seed = o.seed;
+  std::string device;
+  try {
+    device = runtime::DeviceKindOfTarget(o.target);
+  } catch (const Error& e) {
+    throw InputError{Error(e.kind(), std::string("--target: ") + e.what())};
+  }
+  std::unique_ptr<runtime::Measurer> measurer = runtime::CreateMeasurer(device, options);
+  runtime::MeasureDetails details;
+  runtime::MeasureResult result = measurer->Measure({workload, scheduled, dims}, &details);
+
+  double flops = ir::EstimateFlops(workload, dims);
+  bool ok = result.ok() && result.correctness_checked;
+  double gflops = ok && result.median_seconds > 0 ? flops / result.median_seconds / 1e9 : 0;
+  std::string lowered_text, c_text;
+  if (details.lowered.defined()) {
+    try {
+      lowered_text = ir::PrintPrimFunc(details.lowered);
+    } catch (const Error& e) {
+      lowered_text = std::string("# (not printable: ") + e.what() + ")\n";
+    }
+  }
+  c_text = details.source.code;
+
+  if (o.json) {
+    json out = {
+        {"function", workload->name},
+        {"hash", ir::StructuralHashHex(workload)},
+        {"scheduled_hash", ir::StructuralHashHex(scheduled)},
+        {"trace", o.trace_file.empty() ? json(nullptr) : json(o.trace_file)},
+        {"target", o.target},
+        {"device", device},
+        {"correct", ok},
+        {"error_kind", runtime::MeasureErrorKindName(result.error_kind)},
+        {"message", result.message},
+        {"max_rel_error", result.max_rel_error},
+        {"max_abs_error", result.max_abs_error},
+        {"reference", result.reference},
+        {"build_s", result.build_seconds},
+        {"build_cache_hit", result.build_cache_hit},
+        {"median_s", result.median_seconds},
+        {"repeats_s", result.repeat_seconds},
+        {"number", result.number},
+        {"flops", flops},
+        {"gflops", gflops},
+        {"threads", o.threads},
+        {"seed", o.seed},
+    };
+    // NaN (a kernel that produced NaN where numbers were expected) is not JSON.
+    if (std::isnan(result.max_rel_error)) out["max_rel_error"] = nullptr;
+    if (std::isnan(result.max_abs_error)) out["max_abs_error"] = nullptr;
+    if (show_given) {
+      if (sections.count("scheduled")) out["scheduled"] = ir::PrintPrimFunc(scheduled);
+      if (sections.count("lowered")) out["lowered"] = lowered_text;
+      if (sections.count("c")) out["c"] = c_text;
+    }
+    std::cout << out.dump() << "\n";
+    return ok ? 0 : 1;
+  }
+
+  std::ostream& os = std::cout;
+  if (sections.count("scheduled")) {
+    os << "== scheduled TensorIR"
+       << (o.trace_file.empty() ? " (no trace: the function as written)"
+                                : " (" + o.trace_file + ")")
+       << " ==\n"
+       << ir::PrintPrimFunc(scheduled) << "\n";
+  }
+  if (sections.count("lowered") && !lowered_text.empty()) {
+    os << "== lowered ==\n" << lowered_text << "\n";
+  }
+  if (sections.count("c") && !c_text.empty()) {
+    os << "== generated C (" << details.source.signature.symbol << ") ==\n" << c_text << "\n";
+  }
+  os << "== measurement ==\n";
+  os << "function     " << workload->name << "  hash " << ir::StructuralHashHex(workload) << "\n";
+  os << "target       " << o.target << " (" << device << ", "
+     << (o.threads > 0 ? std::to_string(o.threads) + (o.threads == 1 ? " thread" : " threads")
+                       : "default threads")
+     << ")\n";
+  if (result.build_cache_hit) {
+    os << "build        cached (an identical source was built before)\n";
+  } else if (result.build_seconds > 0) {
+    os << "build        " << Seconds(result.build_seconds) << "\n";
+  }
+  if (ok) {
+    os << "correctness  ok: max rel error " << Number(result.max_rel_error) << ", max abs error "
+       << Number(result.max_abs_error) << "\n";
+  } else {
+    os << "result       " << runtime::MeasureErrorKindName(result.error_kind) << ": "
+       << result.message << "\n";
+  }
+  if (!result.reference.empty()) os << "reference    " << result.reference << "\n";
+  if (ok) {
+    os << "time         median " << Seconds(result.median_seconds) << " over "
+       << result.repeat_seconds.size() << " repeats of " << result.number << " runs:";
+    for (double s : result.repeat_seconds) os << " " << Seconds(s);
+    os << "\n";
+    os << "throughput   " << Number(gflops, "%.2f") << " GFLOP/s (" << Number(flops, "%.4g")
+       << " FLOP per call)\n";
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+Command RegisterKernelCommand(CLI::App& parent) {
+  auto o = std::make_shared<KernelOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "kernel",
+      "Build, check and time one kernel: a TVMScript function, scheduled by a trace or as "
+      "written");
+  app->add_option("file", o->file, "a .tir file of one or more @T.prim_func")->required();
+  app->add_option("--trace", o->trace_file, "a schedule trace (MetaSchedule JSON) to replay");
+  app->add_option("--func", o->func, "the function to use when the file holds several");
+  app->add_option("--target", o->target, "codegen target (llvm or c: the host CPU)")
+      ->capture_default_str();
+  app->add_option("--dim", o->dims, "value of a symbolic dimension or scalar, NAME=VALUE");
+  CLI::Option* show =
+      app->add_option("--show", o->show,
+                      "what to print besides the summary: scheduled, lowered, c, all or none "
+                      "(comma-separated; default all, with --json none)");
+  app->add_option("--number", o->number, "runs per repeat to start from")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_option("--repeat", o->repeat, "timed repeats; the median is reported")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_option("--min-repeat-ms", o->min_repeat_ms,
+                  "grow the runs per repeat until one repeat lasts this long")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app->add_flag("--flush-cache", o->flush_cache, "flush the CPU caches before each repeat");
+  app->add_option("--threads", o->threads, "threads of a parallel kernel (0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--time-limit", o->time_limit_s,
+                  "seconds the sandboxed run (once, then timing) may take")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_option("--build-time-limit", o->build_time_limit_s, "seconds the compiler may take")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
+  app->add_flag("--json", o->json, "print one JSON object on the last line of stdout");
+  return {app, [o, show]() {
+            try {
+              return Run(*o, show->count() > 0);
+            } catch (const InputError& input) {
+              std::cerr << "tune: " << ErrorKindName(input.error.kind()) << ": "
+                        << input.error.what() << "\n";
+              if (o->json) {
+                std::cout << json{{"correct", false},
+                                  {"error_kind", "input"},
+                                  {"message", input.error.what()}}
+                                 .dump()
+                          << "\n";
+              }
+              return 2;
+            } catch (const Error& e) {
+              if (!o->json) throw;
+              std::cerr << "tune: " << ErrorKindName(e.kind()) << ": " << e.what() << "\n";
+              std::cout
+                  << json{{"correct", false}, {"error_kind", "error"}, {"message", e.what()}}.dump()
+                  << "\n";
+              return 1;
+            }
+          }};
+}
+
+}  // namespace kiln::cli

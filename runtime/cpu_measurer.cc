@@ -1,0 +1,244 @@
+// CpuMeasurer: parameter check, code generation, build, sandboxed run, comparison.
+#include "runtime/cpu_measurer.h"
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include "ir/arith/analyzer.h"
+#include "runtime/interpreter_cost.h"
+#include "runtime/kernel_source.h"
+#include "support/error.h"
+
+namespace kiln::runtime {
+namespace {
+
+ReferenceOptions ReferenceOptionsFor(const MeasureOptions& options,
+                                     const BuildOptions& build_options) {
+  ReferenceOptions r;
+  r.cache_dir = options.cache_dir;
+  r.interpreter_budget = options.interpreter_budget;
+  r.interpreter_limit = options.interpreter_limit;
+  r.build = build_options;
+  r.sandbox_path = options.sandbox_path;
+  if (options.num_threads > 0) {
+    r.extra_env.push_back("OMP_NUM_THREADS=" + std::to_string(options.num_threads));
+  }
+  return r;
+}
+
+SandboxOptions SandboxOptionsFor(const MeasureOptions& options) {
+  SandboxOptions s;
+  s.sandbox_path = options.sandbox_path;
+  s.time_limit_s = options.run_time_limit_s;
+  if (options.num_threads > 0) {
+    s.extra_env.push_back("OMP_NUM_THREADS=" + std::to_string(options.num_threads));
+  }
+  return s;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+// Empty when `scheduled` takes the parameters the reference was made for (same count, kinds,
+// dtypes and concrete shapes); otherwise what differs.
+std::string ParameterMismatch(const ir::PrimFunc& scheduled, const Reference& reference,
+                              const std::map<std::string, int64_t>& dims) {
+  if (scheduled->params.size() != reference.params.size()) {
+    return "the scheduled function has " + std::to_string(scheduled->params.size()) +
+           " parameters; the workload has " + std::to_string(reference.params.size());
+  }
+  ir::arith::Analyzer analyzer;
+  BindDims(scheduled, dims, analyzer);
+  for (size_t i = 0; i < scheduled->params.size(); ++i) {
+    const ReferenceParam& want = reference.params[i];
+    auto buffer = scheduled->BufferOf(scheduled->params[i]);
+    std::string where = "parameter " + std::to_string(i) + " (" + want.name + ")";
+    bool want_tensor = want.input.kind == ArgSpec::Kind::kTensorFile;
+    if (!buffer) {
+      if (want_tensor) return where + ": the scheduled function takes a scalar, not a tensor";
+      continue;
+    }
+    if (!want_tensor) return where + ": the scheduled function takes a tensor, not a scalar";
+    std::vector<int64_t> shape;
+    for (const ir::Expr& extent : (*buffer)->shape) {
+      auto value = ir::AsConstInt(analyzer.Simplify(extent));
+      if (!value) return where + ": the scheduled function's shape is not computable";
+      shape.push_back(*value);
+    }
+    if ((*buffer)->dtype != want.input.dtype || shape != want.input.shape) {
+      return where + ": the scheduled function takes " + (*buffer)->dtype.ToString() +
+             ShapeText(shape) + "; the workload takes " + want.input.dtype.ToString() +
+             ShapeText(want.input.shape);
+    }
+  }
+  return "";
+}
+
+MeasureResult Failure(MeasureErrorKind kind, std::string message) {
+  MeasureResult r;
+  r.error_kind = kind;
+  r.message = std::move(message);
+  return r;
+}
+
+}  // namespace
+
+CpuMeasurer::CpuMeasurer(MeasureOptions options)
+    : options_(std::move(options)),
+      build_options_{options_.compiler, options_.c_flags, options_.build_time_limit_s,
+                     options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir},
+      references_(ReferenceOptionsFor(options_, build_options_)),
+      sandbox_(SandboxOptionsFor(options_)) {
+  Check(DeviceKindOfTarget(options_.target) == "cpu", ErrorKind::kUnsupported,
+        "the CPU measurer cannot run code of target '" + options_.target + "'");
+}
+
+CpuMeasurer::Prepared CpuMeasurer::Prepare(const MeasureCandidate& candidate) {
+  Check(candidate.workload.defined() && candidate.scheduled.defined(), ErrorKind::kInternal,
+        "a measure candidate needs both the workload and the scheduled function");
+  Prepared p;
+  p.details.reference = references_.Get(candidate.workload, candidate.dims, options_.input_seed);
+  std::string mismatch =
+      ParameterMismatch(candidate.scheduled, *p.details.reference, candidate.dims);
+  if (!mismatch.empty()) {
+    p.result = Failure(MeasureErrorKind::kWrongResult, mismatch);
+    return p;
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  try {
+    std::unique_ptr<codegen::CodegenTarget> target =
+        codegen::CreateTarget(options_.target.substr(0, options_.target.find(' ')));
+    GeneratedKernel kernel =
+        GenerateKernel(candidate.scheduled, *target, KernelSymbol(candidate.scheduled));
+    p.details.lowered = kernel.lowered;
+    p.details.source = std::move(kernel.source);
+  } catch (const Error& e) {
+    p.result =
+        Failure(MeasureErrorKind::kBuildError, std::string("code generation failed: ") + e.what());
+    return p;
+  }
+  p.details.generate_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  BuildResult built = BuildCSource(p.details.source.code, build_options_);
+  p.result.build_seconds = built.compile_seconds;
+  p.result.build_cache_hit = built.cache_hit;
+  p.details.build_key = built.key;
+  if (!built.ok) {
+    p.result.error_kind = MeasureErrorKind::kBuildError;
+    p.result.message = built.error;
+    return p;
+  }
+  p.details.library_path = built.library_path;
+  p.built = true;
+  return p;
+}
+
+MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p) {
+  MeasureResult result = p.result;
+  if (!p.built) return result;
+  const Reference& reference = *p.details.reference;
+  std::pair<uint64_t, uint64_t> verified_key{reference.key, p.details.build_key};
+  bool verified;
+  {
+    std::lock_guard<std::mutex> lock(verified_mutex_);
+    verified = verified_.count(verified_key) > 0;
+  }
+
+  SandboxRequest request;
+  request.phase = SandboxPhase::kTime;
+  request.library_path = p.details.library_path;
+  request.build = build_options_;
+  request.signature = p.details.source.signature;
+  for (const ReferenceParam& param : reference.params) request.args.push_back(param.input);
+  request.timing = options_.timing;
+  request.dump_outputs = !verified;
+  SandboxOutcome outcome = sandbox_.Run(std::move(request));
+
+  MeasureResult measured = outcome.measure;
+  measured.build_seconds = result.build_seconds;
+  measured.build_cache_hit = result.build_cache_hit;
+  if (!measured.ok()) {
+    measured.repeat_seconds.clear();
+    measured.median_seconds = 0;
+    return measured;
+  }
+  if (verified) {
+    measured.correctness_checked = true;
+    measured.reference = reference.source + "; this build matched it before";
+    return measured;
+  }
+
+  std::vector<ir::HostTensor> expected, actual;
+  std::vector<std::string> names;
+  std::string compared;
+  for (size_t i = 0; i < reference.params.size(); ++i) {
+    const ReferenceParam& param = reference.params[i];
+    if (param.input.kind != ArgSpec::Kind::kTensorFile) continue;
+    auto it = outcome.outputs.find(static_cast<int>(i));
+    Check(it != outcome.outputs.end(), ErrorKind::kInternal,
+          "the sandbox returned no value for parameter " + std::to_string(i));
+    auto buffer = candidate.workload->BufferOf(candidate.workload->params[i]);
+    names.push_back(buffer ? (*buffer)->name : param.name);
+    expected.push_back(param.expected);
+    actual.push_back(it->second);
+    if (param.written) {
+      compared += (compared.empty() ? "" : ", ") + names.back() + ShapeText(param.input.shape);
+    }
+  }
+  CheckOutputs(expected, actual, measured, std::nullopt, names);
+  measured.reference = reference.source + "; compared every element of " + compared +
+                       " and checked the inputs are unchanged";
+  if (!measured.ok()) {
+    // A wrong kernel is an error result, never a fast one.
+    measured.repeat_seconds.clear();
+    measured.median_seconds = 0;
+    return measured;
+  }
+  std::lock_guard<std::mutex> lock(verified_mutex_);
+  verified_.insert(verified_key);
+  return measured;
+}
+
+MeasureResult CpuMeasurer::Measure(const MeasureCandidate& candidate, MeasureDetails* details) {
+  Prepared p = Prepare(candidate);
+  MeasureResult result = Run(candidate, p);
+  if (details) *details = std::move(p.details);
+  return result;
+}
+
+std::vector<MeasureResult> CpuMeasurer::MeasureBatch(
+    const std::vector<MeasureCandidate>& candidates) {
+  std::vector<Prepared> prepared(candidates.size());
+  std::vector<std::exception_ptr> errors(candidates.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < candidates.size(); i = next++) {
+      try {
+        prepared[i] = Prepare(candidates[i]);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  int jobs = std::max(1, std::min<int>(options_.build_jobs, static_cast<int>(candidates.size())));
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+
+  std::vector<MeasureResult> results;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    results.push_back(Run(candidates[i], prepared[i]));
+  }
+  return results;
+}
+
+}  // namespace kiln::runtime

@@ -1,0 +1,53 @@
+// CpuMeasurer: the Measurer of the host CPU. Code comes from a CPU codegen target ("llvm",
+// "c") as C, is built by the system compiler through the content-addressed cache (the
+// compiler runs in its own process group with the build time limit), and is loaded, run
+// once on the reference inputs, dumped and timed in a kiln-sandbox process with the run
+// time limit. The outputs are compared with the reference once per (workload, build): a
+// build already found correct is only timed.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "runtime/cpu_builder.h"
+#include "runtime/measurer.h"
+#include "runtime/reference_store.h"
+#include "runtime/sandbox_client.h"
+
+namespace kiln::runtime {
+
+class CpuMeasurer : public Measurer {
+ public:
+  explicit CpuMeasurer(MeasureOptions options = {});
+
+  std::string DeviceKind() const override { return "cpu"; }
+  MeasureResult Measure(const MeasureCandidate& candidate,
+                        MeasureDetails* details = nullptr) override;
+  // Builds up to options.build_jobs candidates at once, then runs them one by one.
+  std::vector<MeasureResult> MeasureBatch(const std::vector<MeasureCandidate>& candidates) override;
+
+  const MeasureOptions& options() const { return options_; }
+  ReferenceStore& references() { return references_; }
+
+ private:
+  // A candidate after code generation and build: either ready to run, or already an error.
+  struct Prepared {
+    MeasureResult result;
+    MeasureDetails details;
+    bool built = false;
+  };
+  Prepared Prepare(const MeasureCandidate& candidate);
+  MeasureResult Run(const MeasureCandidate& candidate, Prepared& prepared);
+
+  MeasureOptions options_;
+  BuildOptions build_options_;
+  ReferenceStore references_;
+  SandboxClient sandbox_;
+  std::mutex verified_mutex_;
+  // (reference key, build key) pairs whose outputs matched the reference.
+  std::set<std::pair<uint64_t, uint64_t>> verified_;
+};
+
+}  // namespace kiln::runtime

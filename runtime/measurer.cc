@@ -1,0 +1,68 @@
+// The measurer registry, with the built-in CPU measurer, and the default batch loop.
+#include "runtime/measurer.h"
+
+#include <mutex>
+
+#include "runtime/cpu_measurer.h"
+#include "support/error.h"
+
+namespace kiln::runtime {
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, MeasurerFactory> factories;
+};
+
+Registry& GetRegistry() {
+  static Registry* registry = [] {
+    auto* r = new Registry;
+    r->factories["cpu"] = [](const MeasureOptions& options) {
+      return std::make_unique<CpuMeasurer>(options);
+    };
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace
+
+std::vector<MeasureResult> Measurer::MeasureBatch(const std::vector<MeasureCandidate>& candidates) {
+  std::vector<MeasureResult> results;
+  for (const MeasureCandidate& candidate : candidates) results.push_back(Measure(candidate));
+  return results;
+}
+
+void RegisterMeasurer(const std::string& device_kind, MeasurerFactory factory) {
+  Registry& r = GetRegistry();
+  std::lock_guard lock(r.mutex);
+  r.factories[device_kind] = std::move(factory);
+}
+
+std::unique_ptr<Measurer> CreateMeasurer(const std::string& device_kind,
+                                         const MeasureOptions& options) {
+  MeasurerFactory factory;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard lock(r.mutex);
+    auto it = r.factories.find(device_kind);
+    if (it == r.factories.end()) {
+      std::string known;
+      for (const auto& [name, f] : r.factories) known += (known.empty() ? "" : ", ") + name;
+      throw Error(ErrorKind::kUnsupported,
+                  "no measurer for device kind '" + device_kind + "' (known: " + known + ")");
+    }
+    factory = it->second;
+  }
+  return factory(options);
+}
+
+std::string DeviceKindOfTarget(const std::string& target) {
+  // A TVM-style target string may carry options after its kind: "llvm -mcpu=znver4".
+  std::string kind = target.substr(0, target.find(' '));
+  if (kind == "llvm" || kind == "c") return "cpu";
+  throw Error(ErrorKind::kUnsupported,
+              "no device runs code of target '" + target + "' (measurable targets: llvm, c)");
+}
+
+}  // namespace kiln::runtime

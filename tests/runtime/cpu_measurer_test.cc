@@ -1,0 +1,230 @@
+// The CPU measurement pipeline end to end: correct candidates are ok (checked against the
+// reference once per build), and candidates that crash, hang, compute something else, fail
+// to build or take other parameters become error results while this process goes on.
+#include "runtime/cpu_measurer.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "ir/text/parser.h"
+#include "runtime_test_util.h"
+#include "search/schedule/schedule.h"
+#include "tests/ir/zoo/zoo.h"
+
+namespace kiln::runtime {
+namespace {
+
+using testing::ScratchDir;
+
+// B = A * 2 over 256 elements, and candidates of it.
+constexpr char kScale[] = R"(
+@T.prim_func
+def scale(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+    for i in range(256):
+        with T.block("B"):
+            vi = T.axis.spatial(256, i)
+            B[vi] = A[vi] * T.float32(2)
+)";
+
+// Stores 8 GB past the end of B: the kernel dies of SIGSEGV.
+constexpr char kCrash[] = R"(
+@T.prim_func
+def scale(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+    for i in range(256):
+        with T.block("B"):
+            vi = T.axis.spatial(256, i)
+            B[vi + 2000000000] = A[vi] * T.float32(2)
+)";
+
+// 2^62 additions that no compiler may fold: the kernel never returns.
+constexpr char kHang[] = R"(
+@T.prim_func
+def scale(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+    for i in range(256):
+        with T.block("B"):
+            vi = T.axis.spatial(256, i)
+            B[vi] = A[vi] * T.float32(2)
+    for j, k in T.grid(2147483647, 2147483647):
+        with T.block("spin"):
+            vj, vk = T.axis.remap("SS", [j, k])
+            B[0] = B[0] + A[1]
+)";
+
+// Computes A * 3: runs fine, answers wrongly.
+constexpr char kWrong[] = R"(
+@T.prim_func
+def scale(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+    for i in range(256):
+        with T.block("B"):
+            vi = T.axis.spatial(256, i)
+            B[vi] = A[vi] * T.float32(3)
+)";
+
+// Takes a B of another shape.
+constexpr char kOtherShape[] = R"(
+@T.prim_func
+def scale(A: T.Buffer((256,), "float32"), B: T.Buffer((128,), "float32")):
+    for i in range(128):
+        with T.block("B"):
+            vi = T.axis.spatial(128, i)
+            B[vi] = A[vi] * T.float32(2)
+)";
+
+class CpuMeasurerTest : public ::testing::Test {
+ protected:
+  MeasureOptions Options() {
+    MeasureOptions o;
+    o.cache_dir = dir_.Sub("cache");
+    o.sandbox_path = FindSandboxExecutable(KILN_SANDBOX_PATH);
+    o.timing = {.number = 1, .repeat = 3, .min_repeat_ms = 1, .warmup = 1};
+    o.run_time_limit_s = 20;
+    o.num_threads = 1;
+    return o;
+  }
+  ScratchDir dir_;
+};
+
+ir::PrimFunc Parse(const char* text) { return ir::ParsePrimFunc(text, "<test>"); }
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST_F(CpuMeasurerTest, UnscheduledMatmulIsMeasuredAndChecked) {
+  CpuMeasurer measurer(Options());
+  ir::PrimFunc f = ir::zoo::ZooLookup("matmul").build();
+  MeasureDetails details;
+  MeasureResult r = measurer.Measure({f, f}, &details);
+  ASSERT_TRUE(r.ok()) << MeasureErrorKindName(r.error_kind) << ": " << r.message;
+  EXPECT_TRUE(r.correctness_checked);
+  EXPECT_EQ(r.reference.rfind("interpreter, full", 0), 0u) << r.reference;
+  EXPECT_NE(r.reference.find("compared every element of C[32, 48]"), std::string::npos)
+      << r.reference;
+  EXPECT_LT(r.max_rel_error, 1e-3);
+  ASSERT_EQ(r.repeat_seconds.size(), 3u);
+  EXPECT_GT(r.median_seconds, 0);
+  EXPECT_GT(r.build_seconds, 0);
+  EXPECT_FALSE(r.build_cache_hit);
+  EXPECT_TRUE(details.lowered.defined());
+  EXPECT_NE(details.source.code.find("kiln_matmul"), std::string::npos);
+  EXPECT_EQ(details.reference->params.size(), 3u);
+}
+
+TEST_F(CpuMeasurerTest, AScheduledCandidateIsCheckedOncePerBuild) {
+  CpuMeasurer measurer(Options());
+  ir::PrimFunc f = ir::zoo::ZooLookup("matmul").build();
+  search::Schedule sch(f);
+  search::BlockRV c = sch.GetBlock("C");
+  std::vector<search::LoopRV> loops = sch.GetLoops(c);
+  std::vector<search::LoopRV> j = sch.Split(loops[1], {std::nullopt, 16});
+  sch.Reorder({loops[0], j[0], loops[2], j[1]});
+  sch.Parallel(loops[0]);
+  sch.Vectorize(j[1]);
+  MeasureResult first = measurer.Measure({f, sch.func()});
+  ASSERT_TRUE(first.ok()) << first.message;
+  EXPECT_NE(first.reference.find("compared every element"), std::string::npos);
+  MeasureResult second = measurer.Measure({f, sch.func()});
+  ASSERT_TRUE(second.ok()) << second.message;
+  EXPECT_TRUE(second.build_cache_hit);
+  EXPECT_TRUE(second.correctness_checked);
+  EXPECT_NE(second.reference.find("this build matched it before"), std::string::npos)
+      << second.reference;
+}
+
+TEST_F(CpuMeasurerTest, ParallelKernelOnSeveralThreads) {
+  // The sandbox must survive the OpenMP worker threads a parallel kernel leaves behind.
+  MeasureOptions options = Options();
+  options.num_threads = 2;
+  CpuMeasurer measurer(options);
+  ir::PrimFunc f = ir::zoo::ZooLookup("dense_bias_relu").build();
+  search::Schedule sch(f);
+  std::vector<search::LoopRV> loops = sch.GetLoops(sch.GetBlock("dense"));
+  sch.Parallel(loops[0]);
+  MeasureDetails details;
+  MeasureResult r = measurer.Measure({f, sch.func()}, &details);
+  EXPECT_TRUE(r.ok()) << MeasureErrorKindName(r.error_kind) << ": " << r.message;
+  EXPECT_NE(details.source.code.find("omp parallel"), std::string::npos);
+}
+
+TEST_F(CpuMeasurerTest, CrashHangAndWrongCandidatesAreErrorsAndMeasuringGoesOn) {
+  MeasureOptions options = Options();
+  options.run_time_limit_s = 2;
+  CpuMeasurer measurer(options);
+  ir::PrimFunc workload = Parse(kScale);
+
+  auto start = std::chrono::steady_clock::now();
+  MeasureResult crash = measurer.Measure({workload, Parse(kCrash)});
+  EXPECT_EQ(crash.error_kind, MeasureErrorKind::kRuntimeError) << crash.message;
+  EXPECT_NE(crash.message.find("SIGSEGV"), std::string::npos) << crash.message;
+  EXPECT_TRUE(crash.repeat_seconds.empty());
+
+  start = std::chrono::steady_clock::now();
+  MeasureResult hang = measurer.Measure({workload, Parse(kHang)});
+  double hang_s = SecondsSince(start);
+  EXPECT_EQ(hang.error_kind, MeasureErrorKind::kTimeout) << hang.message;
+  EXPECT_NE(hang.message.find("limit 2 s"), std::string::npos) << hang.message;
+  EXPECT_LT(hang_s, 2 + 10) << "the build plus the 2 s limit, with margin";
+
+  MeasureResult good = measurer.Measure({workload, workload});
+  EXPECT_TRUE(good.ok()) << good.message;
+  EXPECT_GT(good.median_seconds, 0);
+
+  MeasureResult wrong = measurer.Measure({workload, Parse(kWrong)});
+  EXPECT_EQ(wrong.error_kind, MeasureErrorKind::kWrongResult);
+  EXPECT_NE(wrong.message.find("output B: element ["), std::string::npos) << wrong.message;
+  EXPECT_NE(wrong.message.find("256 of 256 elements differ"), std::string::npos) << wrong.message;
+  EXPECT_GT(wrong.max_rel_error, 0.4);
+  EXPECT_TRUE(wrong.repeat_seconds.empty()) << "a wrong kernel is never a fast one";
+  EXPECT_EQ(wrong.median_seconds, 0);
+}
+
+TEST_F(CpuMeasurerTest, CompilerPastItsTimeLimitIsABuildError) {
+  MeasureOptions options = Options();
+  options.build_time_limit_s = 0.001;
+  CpuMeasurer measurer(options);
+  ir::PrimFunc workload = Parse(kScale);
+  MeasureResult r = measurer.Measure({workload, workload});
+  EXPECT_EQ(r.error_kind, MeasureErrorKind::kBuildError);
+  EXPECT_NE(r.message.find("timed out"), std::string::npos) << r.message;
+}
+
+TEST_F(CpuMeasurerTest, CandidateWithOtherParametersIsAWrongResult) {
+  CpuMeasurer measurer(Options());
+  MeasureResult r = measurer.Measure({Parse(kScale), Parse(kOtherShape)});
+  EXPECT_EQ(r.error_kind, MeasureErrorKind::kWrongResult);
+  EXPECT_NE(r.message.find("parameter 1 (B): the scheduled function takes float32[128]"),
+            std::string::npos)
+      << r.message;
+}
+
+TEST_F(CpuMeasurerTest, BatchesBuildAheadAndKeepTheOrder) {
+  MeasureOptions options = Options();
+  options.build_jobs = 2;
+  std::unique_ptr<Measurer> measurer = CreateMeasurer("cpu", options);
+  EXPECT_EQ(measurer->DeviceKind(), "cpu");
+  ir::PrimFunc workload = Parse(kScale);
+  std::vector<MeasureResult> results = measurer->MeasureBatch(
+      {{workload, workload}, {workload, Parse(kWrong)}, {workload, workload}});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results[0].ok()) << results[0].message;
+  EXPECT_EQ(results[1].error_kind, MeasureErrorKind::kWrongResult);
+  EXPECT_TRUE(results[2].ok()) << results[2].message;
+}
+
+TEST(MeasurerRegistry, TargetsAndDeviceKinds) {
+  EXPECT_EQ(DeviceKindOfTarget("llvm"), "cpu");
+  EXPECT_EQ(DeviceKindOfTarget("llvm -mcpu=znver4"), "cpu");
+  EXPECT_EQ(DeviceKindOfTarget("c"), "cpu");
+  EXPECT_THROW(DeviceKindOfTarget("cuda"), Error);
+  try {
+    CreateMeasurer("quantum", {});
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("known: cpu"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::runtime
