@@ -1,8 +1,91 @@
-// BlockBuilder: scopes, naming and the checks that keep dataflow variables inside their
-// blocks.
+// BlockBuilder: scopes, naming, normalization to A-normal form and the checks that keep
+// dataflow variables inside their blocks.
 #include "ir/relax/block_builder.h"
 
 namespace kiln::ir::relax {
+
+// ---- A-normal form ----------------------------------------------------------------------------
+
+bool IsLeaf(const Expr& e) {
+  if (!e.defined()) return false;
+  switch (e.kind()) {
+    case ExprKind::kVar:
+    case ExprKind::kDataflowVar:
+    case ExprKind::kConstant:
+    case ExprKind::kShapeExpr:
+    case ExprKind::kPrimValue:
+    case ExprKind::kGlobalVar:
+    case ExprKind::kExternFunc:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsLeafOrTuple(const Expr& e) {
+  if (const auto* t = e.as<TupleNode>()) {
+    for (const Expr& f : t->fields) {
+      if (!IsLeafOrTuple(f)) return false;
+    }
+    return true;
+  }
+  return IsLeaf(e);
+}
+
+namespace {
+
+// The normalized arguments of `exprs`; `changed` tells whether any differs.
+std::vector<Expr> NormalizeArguments(const std::vector<Expr>& exprs, const EmitFn& emit,
+                                     bool& changed) {
+  std::vector<Expr> out;
+  out.reserve(exprs.size());
+  for (const Expr& e : exprs) {
+    out.push_back(NormalizeArgument(e, emit));
+    changed |= !out.back().same_as(e);
+  }
+  return out;
+}
+
+}  // namespace
+
+Expr NormalizeValue(const Expr& value, const EmitFn& emit) {
+  if (!value.defined()) return value;
+  if (const auto* c = value.as<CallNode>()) {
+    bool changed = false;
+    Expr callee = c->callee.defined() ? NormalizeArgument(c->callee, emit) : c->callee;
+    changed |= !callee.same_as(c->callee);
+    std::vector<Expr> args = NormalizeArguments(c->args, emit, changed);
+    if (!changed) return value;
+    // Each replaced argument is a variable of the argument's own struct info, so the call's
+    // struct info stands as it was inferred.
+    auto node = std::make_shared<CallNode>(c->struct_info);
+    node->op = c->op;
+    node->callee = std::move(callee);
+    node->args = std::move(args);
+    node->attrs = c->attrs;
+    node->sinfo_args = c->sinfo_args;
+    return Expr(std::move(node));
+  }
+  if (const auto* t = value.as<TupleNode>()) {
+    bool changed = false;
+    std::vector<Expr> fields = NormalizeArguments(t->fields, emit, changed);
+    return changed ? Tuple(std::move(fields)) : value;
+  }
+  if (const auto* g = value.as<TupleGetItemNode>()) {
+    Expr tuple = NormalizeArgument(g->tuple, emit);
+    return tuple.same_as(g->tuple) ? value : TupleGetItem(tuple, g->index);
+  }
+  return value;
+}
+
+Expr NormalizeArgument(const Expr& value, const EmitFn& emit) {
+  if (!value.defined() || IsLeaf(value)) return value;
+  Expr normalized = NormalizeValue(value, emit);
+  if (normalized.as<TupleNode>() != nullptr) return normalized;  // a tuple of leaves
+  return emit(normalized);
+}
+
+// ---- BlockBuilder -----------------------------------------------------------------------------
 
 namespace {
 
@@ -64,8 +147,21 @@ GlobalVar BlockBuilder::EndFunction(const Expr& result, StructInfo ret) {
   std::string name = module_.UniqueName(func_name_);
   Attrs attrs = func_attrs_;
   if (!attrs.Has("global_symbol")) attrs.Set("global_symbol", name);
-  // Built from copies, so that a rejected return type leaves the function open to fix.
-  Function func = MakeFunction(params_, SeqExpr(blocks_, result), std::move(ret), std::move(attrs));
+  // Built from copies (the bindings normalization adds included), so that a rejected return
+  // type leaves the function open to fix as it was.
+  std::vector<BindingBlock> saved_blocks = blocks_;
+  std::map<std::string, int> saved_counts = name_counts_;
+  std::set<std::string> saved_names = used_names_;
+  Function func;
+  try {
+    Expr body = NormalizeArgument(result, [this](const Expr& v) { return EmitInner(v); });
+    func = MakeFunction(params_, SeqExpr(blocks_, body), std::move(ret), std::move(attrs));
+  } catch (const Error&) {
+    blocks_ = std::move(saved_blocks);
+    name_counts_ = std::move(saved_counts);
+    used_names_ = std::move(saved_names);
+    throw;
+  }
   in_function_ = false;
   blocks_.clear();
   params_.clear();
@@ -92,14 +188,18 @@ std::string BlockBuilder::FreshName(const std::string& hint) {
   return name;
 }
 
-Var BlockBuilder::Bind(Binding binding, const Expr& value, bool dataflow_var,
-                       const std::string& name, const char* what) {
+void BlockBuilder::CheckBindable(const Expr& value, const char* what) const {
   RequireFunction(what);
   Check(value.defined(), ErrorKind::kInvalidIR,
         std::string("BlockBuilder::") + what + ": undefined value");
   Check(value.as<SeqExprNode>() == nullptr, ErrorKind::kInvalidIR,
         std::string("BlockBuilder::") + what + ": cannot bind a SeqExpr");
   if (!in_dataflow_) CheckNoDataflowVar(value, std::string("BlockBuilder::") + what);
+}
+
+Var BlockBuilder::Bind(Binding binding, const Expr& value, bool dataflow_var,
+                       const std::string& name, const char* what) {
+  CheckBindable(value, what);
   StructInfo sinfo = binding.is_match_cast() ? binding.pattern : value.struct_info();
   Var var = dataflow_var ? DataflowVar(name, sinfo) : Var(name, sinfo);
   Binding b =
@@ -111,23 +211,39 @@ Var BlockBuilder::Bind(Binding binding, const Expr& value, bool dataflow_var,
   return var;
 }
 
+Var BlockBuilder::EmitInner(const Expr& value) {
+  return Bind(Binding{}, value, in_dataflow_, FreshName(in_dataflow_ ? "lv" : "gv"), "Emit");
+}
+
+Expr BlockBuilder::Normalize(const Expr& value) {
+  RequireFunction("Normalize");
+  return NormalizeValue(value, [this](const Expr& v) { return EmitInner(v); });
+}
+
 Var BlockBuilder::Emit(const Expr& value, const std::string& name_hint) {
+  CheckBindable(value, "Emit");
+  Expr normalized = Normalize(value);
   std::string hint = name_hint.empty() ? (in_dataflow_ ? "lv" : "gv") : name_hint;
-  return Bind(Binding{}, value, in_dataflow_, FreshName(hint), "Emit");
+  return Bind(Binding{}, normalized, in_dataflow_, FreshName(hint), "Emit");
 }
 
 Var BlockBuilder::EmitOutput(const Expr& value, const std::string& name_hint) {
+  RequireFunction("EmitOutput");
   Check(in_dataflow_, ErrorKind::kInvalidIR,
         "BlockBuilder::EmitOutput: only inside a dataflow block (use Emit outside)");
-  return Bind(Binding{}, value, false, FreshName(name_hint.empty() ? "gv" : name_hint),
+  CheckBindable(value, "EmitOutput");
+  Expr normalized = Normalize(value);
+  return Bind(Binding{}, normalized, false, FreshName(name_hint.empty() ? "gv" : name_hint),
               "EmitOutput");
 }
 
 Var BlockBuilder::EmitMatchCast(const Expr& value, StructInfo pattern,
                                 const std::string& name_hint) {
   Check(pattern.defined(), ErrorKind::kInvalidIR, "BlockBuilder::EmitMatchCast: no pattern");
+  CheckBindable(value, "EmitMatchCast");
+  Expr normalized = Normalize(value);
   std::string hint = name_hint.empty() ? (in_dataflow_ ? "lv" : "gv") : name_hint;
-  return Bind(Binding{Var(), Expr(), std::move(pattern)}, value, in_dataflow_, FreshName(hint),
+  return Bind(Binding{Var(), Expr(), std::move(pattern)}, normalized, in_dataflow_, FreshName(hint),
               "EmitMatchCast");
 }
 

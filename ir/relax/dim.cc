@@ -106,7 +106,40 @@ Poly AddPoly(const Poly& a, const Poly& b, int64_t b_sign = 1) {
   return Normalize(std::move(r));
 }
 
+Expr ToExpr(const Poly& p);
+
+size_t NodeCount(const Expr& e) {
+  struct Counter : IRVisitor {
+    size_t nodes = 0;
+    void VisitExpr(const Expr& x) override {
+      ++nodes;
+      IRVisitor::VisitExpr(x);
+    }
+  } counter;
+  counter.VisitExpr(e);
+  return counter.nodes;
+}
+
+// Nodes in the expression trees of a term's atoms, plus one for the term.
+size_t TermSize(const Term& t) {
+  size_t nodes = 1;
+  for (const Expr& atom : t.atoms) nodes += NodeCount(atom);
+  return nodes;
+}
+
+// A product of sums grows exponentially when expanded ((a + b) * (c + d) * ... has 2^k terms),
+// and shapes come from user text: a product whose expansion would exceed this many nodes
+// stays an opaque atom, so an adversarial shape cannot stall shape inference. Real models
+// stay far below it.
+constexpr size_t kMaxProductNodes = 1024;
+
 Poly MulPoly(const Poly& a, const Poly& b) {
+  size_t size_a = 0, size_b = 0;
+  for (const Term& t : a) size_a += TermSize(t);
+  for (const Term& t : b) size_b += TermSize(t);
+  if (size_a * b.size() + size_b * a.size() > kMaxProductNodes) {
+    return AtomPoly(Mul(ToExpr(a), ToExpr(b)));
+  }
   Poly r;
   for (const Term& x : a) {
     for (const Term& y : b) {
@@ -129,6 +162,10 @@ class ShapeVarCollector : public IRVisitor {
 // (non-negative): that settles what the polynomial form leaves open, such as n + 1 != 0 or
 // min(n, n * 2) == n.
 bool AnalyzerProves([[maybe_unused]] const Expr& condition) {
+  // The analyzer's cost grows quickly with the expression; a condition this large (only
+  // adversarial shapes make one) is left unproven, which every caller treats soundly.
+  constexpr size_t kMaxAnalyzerNodes = 256;
+  if (NodeCount(condition) > kMaxAnalyzerNodes) return false;
   ShapeVarCollector collector;
   collector.VisitExpr(condition);
   arith::Analyzer analyzer;

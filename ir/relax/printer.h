@@ -1,6 +1,7 @@
-// A readable TVMScript-like dump of Relax modules, functions and expressions, for tests and
-// debugging. It is not the round-tripping TVMScript printer: PrimFuncs appear as their
-// signature only, constants as their dtype and shape.
+// Readable dumps of Relax IR for tests and error messages: the TVMScript text of
+// ir/relax/text/printer.h with the metadata section left out, so that large constants show
+// as metadata references and a dump stays short. The functions live in kiln_ir_relax_text.
+// Text meant to be parsed back comes from PrintModule in ir/relax/text/printer.h.
 #pragma once
 
 #include <string>

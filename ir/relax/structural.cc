@@ -2,6 +2,7 @@
 #include "ir/relax/structural.h"
 
 #include "ir/relax/canonical.h"
+#include "ir/structural.h"
 
 namespace kiln::ir::relax {
 
@@ -22,6 +23,24 @@ std::string CanonicalForm(const Function& f) {
   CanonicalStream s;
   s.AddExpr(f);
   return s.Text();
+}
+
+bool StructuralEqual(const IRModule& a, const IRModule& b) {
+  if (a.size() != b.size()) return false;
+  for (const std::string& name : a.names()) {
+    const Function* fa = a.LookupFunction(name);
+    const Function* fb = b.LookupFunction(name);
+    const ir::PrimFunc* pa = a.LookupPrimFunc(name);
+    const ir::PrimFunc* pb = b.LookupPrimFunc(name);
+    if (fa != nullptr && fb != nullptr) {
+      if (!StructuralEqual(*fa, *fb)) return false;
+    } else if (pa != nullptr && pb != nullptr) {
+      if (!ir::StructuralEqual(*pa, *pb)) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace kiln::ir::relax

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ir/relax/expr.h"
+#include "ir/relax/module.h"
 
 namespace kiln::ir::relax {
 
@@ -15,5 +15,9 @@ bool StructuralEqual(const Function& a, const Function& b);
 uint64_t StructuralHash(const Function& f);
 // The canonical token stream, readable; for debugging a hash mismatch.
 std::string CanonicalForm(const Function& f);
+
+// Modules: the same function names, and under each name structurally equal functions of the
+// same kind (PrimFuncs by ir::StructuralEqual). The order of the functions is not compared.
+bool StructuralEqual(const IRModule& a, const IRModule& b);
 
 }  // namespace kiln::ir::relax

@@ -4,9 +4,37 @@
 #include <set>
 #include <string>
 
+#include "ir/relax/block_builder.h"
+
 namespace kiln::ir::relax {
 
 namespace {
+
+// How a non-leaf expression reads in a message: "a call of R.nn.silu", "a tuple projection".
+std::string Describe(const Expr& e) {
+  if (const auto* c = e.as<CallNode>()) {
+    if (!c->op.empty()) return "a call of R." + c->op;
+    if (const auto* g = c->callee.as<GlobalVarNode>()) return "a call of " + g->name;
+    return "a call";
+  }
+  switch (e.kind()) {
+    case ExprKind::kTuple:
+      return "a tuple that holds a non-leaf";
+    case ExprKind::kTupleGetItem:
+      return "a tuple projection";
+    case ExprKind::kSeqExpr:
+      return "a SeqExpr";
+    case ExprKind::kFunction:
+      return "a function";
+    default:
+      return std::string("a ") + ExprKindName(e.kind());
+  }
+}
+
+constexpr const char* kLeafRule =
+    "in A-normal form it must be a variable, constant, shape, prim value, function name or a "
+    "tuple of these: bind the inner expression to a variable first (BlockBuilder::Emit and the "
+    "text parser do)";
 
 class Checker {
  public:
@@ -14,6 +42,9 @@ class Checker {
 
   void CheckFunction(const Function& f) {
     for (const Var& p : f->params) Define(p);
+    if (f->body.as<SeqExprNode>() == nullptr) {
+      RequireLeaf(f->body, "the returned value", "the returned value");
+    }
     CheckExpr(f->body, "the body");
   }
 
@@ -38,12 +69,20 @@ class Checker {
         }
         break;
       }
-      case ExprKind::kTuple:
-        for (const Expr& f : e.as<TupleNode>()->fields) CheckExpr(f, where);
+      case ExprKind::kTuple: {
+        const auto& fields = e.as<TupleNode>()->fields;
+        for (size_t i = 0; i < fields.size(); ++i) {
+          RequireLeaf(fields[i], where, "field " + std::to_string(i) + " of a tuple");
+          CheckExpr(fields[i], where);
+        }
         break;
-      case ExprKind::kTupleGetItem:
-        CheckExpr(e.as<TupleGetItemNode>()->tuple, where);
+      }
+      case ExprKind::kTupleGetItem: {
+        const Expr& tuple = e.as<TupleGetItemNode>()->tuple;
+        RequireLeaf(tuple, where, "the tuple of a projection (x[i])");
+        CheckExpr(tuple, where);
         break;
+      }
       case ExprKind::kCall:
         CheckCall(*e.as<CallNode>(), where);
         break;
@@ -55,6 +94,7 @@ class Checker {
       case ExprKind::kSeqExpr: {
         const auto* seq = e.as<SeqExprNode>();
         for (const BindingBlock& block : seq->blocks) CheckBlock(block);
+        RequireLeaf(seq->body, "the returned value", "the returned value");
         CheckExpr(seq->body, "the returned value");
         break;
       }
@@ -77,8 +117,22 @@ class Checker {
     in_dataflow_ = false;
   }
 
+  // `e` at `what` (a call argument, a tuple field, ...) must be a leaf or a tuple of leaves.
+  void RequireLeaf(const Expr& e, const std::string& where, const std::string& what) const {
+    if (!e.defined() || IsLeafOrTuple(e)) return;
+    Fail(where, what + " is " + Describe(e) + ", not a leaf; " + kLeafRule);
+  }
+
   void CheckCall(const CallNode& c, const std::string& where) {
+    std::string callee = !c.op.empty()                       ? "R." + c.op
+                         : c.callee.as<GlobalVarNode>()      ? c.callee.as<GlobalVarNode>()->name
+                         : c.callee.as<VarNode>() != nullptr ? c.callee.as<VarNode>()->name
+                                                             : std::string("a function");
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      RequireLeaf(c.args[i], where, "argument " + std::to_string(i) + " of " + callee);
+    }
     if (c.op.empty()) {
+      RequireLeaf(c.callee, where, "the callee");
       CheckExpr(c.callee, where);
       if (const auto* g = c.callee.as<GlobalVarNode>()) {
         if (module_.LookupFunction(g->name) == nullptr) {

@@ -1,11 +1,13 @@
 // The block builder: an MLP and a transformer attention block with a symbolic sequence
-// length, match_cast, dataflow scoping rules and naming, and the debug printer's output.
+// length, match_cast, dataflow scoping rules and naming, normalization of nested values to
+// A-normal form, and the debug printer's output.
 #include "ir/relax/block_builder.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "ir/relax/printer.h"
+#include "ir/relax/text/printer.h"
 #include "ir/relax/well_formed.h"
 #include "test_util.h"
 
@@ -53,22 +55,29 @@ TEST(RelaxBlockBuilderTest, MLP) {
   ASSERT_EQ(seq->blocks.size(), 1u);
   EXPECT_TRUE(seq->blocks[0].is_dataflow);
   EXPECT_EQ(seq->blocks[0].bindings.size(), 5u);
-  EXPECT_EQ(DebugPrint(mod),
-            "@I.ir_module\n"
-            "class Module:\n"
-            "    @R.function\n"
-            "    def main(x: R.Tensor((n, 784), \"float32\"), w1: R.Tensor((784, 128), "
-            "\"float32\"), b1: R.Tensor((128,), \"float32\"), w2: R.Tensor((10, 128), "
-            "\"float32\"), b2: R.Tensor((10,), \"float32\")) -> R.Tensor((n, 10), \"float32\"):\n"
-            "        n = T.int64()\n"
-            "        with R.dataflow():\n"
-            "            lv: R.Tensor((n, 128), \"float32\") = R.matmul(x, w1)\n"
-            "            lv1: R.Tensor((n, 128), \"float32\") = R.add(lv, b1)\n"
-            "            lv2: R.Tensor((n, 128), \"float32\") = R.nn.relu(lv1)\n"
-            "            lv3: R.Tensor((n, 10), \"float32\") = R.linear(lv2, w2, b2)\n"
-            "            gv: R.Tensor((n, 10), \"float32\") = R.nn.softmax(lv3, axis=-1)\n"
-            "            R.output(gv)\n"
-            "        return gv\n");
+  EXPECT_EQ(
+      DebugPrint(mod),
+      "# from tvm.script import ir as I\n"
+      "# from tvm.script import relax as R\n"
+      "# from tvm.script import tir as T\n"
+      "\n"
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((\"n\", 784), dtype=\"float32\"), w1: R.Tensor((784, 128), "
+      "dtype=\"float32\"), b1: R.Tensor((128,), dtype=\"float32\"), w2: R.Tensor((10, 128), "
+      "dtype=\"float32\"), b2: R.Tensor((10,), dtype=\"float32\")) -> R.Tensor((\"n\", 10), "
+      "dtype=\"float32\"):\n"
+      "        n = T.int64()\n"
+      "        with R.dataflow():\n"
+      "            lv: R.Tensor((n, 128), dtype=\"float32\") = R.matmul(x, w1, out_dtype=None)\n"
+      "            lv1: R.Tensor((n, 128), dtype=\"float32\") = R.add(lv, b1)\n"
+      "            lv2: R.Tensor((n, 128), dtype=\"float32\") = R.nn.relu(lv1)\n"
+      "            lv3: R.Tensor((n, 10), dtype=\"float32\") = R.linear(lv2, w2, b2, "
+      "out_dtype=None)\n"
+      "            gv: R.Tensor((n, 10), dtype=\"float32\") = R.nn.softmax(lv3, axis=-1)\n"
+      "            R.output(gv)\n"
+      "        return gv\n");
 }
 
 // Multi-head self-attention over (1, seq, 768) with 12 heads of 64, as exported by GPT-2.
@@ -123,7 +132,8 @@ TEST(RelaxBlockBuilderTest, AttentionWithSymbolicSequenceLength) {
   EXPECT_EQ(sig->ret.ToString(), "R.Tensor((1, seq, 768), \"float32\")");
   IRModule mod = bb.Finalize();
   EXPECT_NO_THROW(CheckWellFormed(mod));
-  EXPECT_THAT(DebugPrint(mod), ::testing::HasSubstr("R.split(lv, axis=2, sections=3)"));
+  EXPECT_THAT(DebugPrint(mod),
+              ::testing::HasSubstr("R.split(lv, sections=3, indices=None, axis=2)"));
   EXPECT_THAT(DebugPrint(mod), ::testing::HasSubstr("= lv1[2]\n"));
 }
 
@@ -140,8 +150,8 @@ TEST(RelaxBlockBuilderTest, MatchCastBindsNewShapeVariables) {
   EXPECT_FALSE(y.is_dataflow());
   IRModule mod = bb.Finalize();
   EXPECT_THAT(DebugPrint(mod),
-              ::testing::HasSubstr("gv: R.Tensor((n, 4), \"float32\") = R.match_cast(x, "
-                                   "R.Tensor((n, 4), \"float32\"))"));
+              ::testing::HasSubstr("gv: R.Tensor((n, 4), dtype=\"float32\") = R.match_cast(x, "
+                                   "R.Tensor((n, 4), dtype=\"float32\"))"));
   const auto* seq = (*mod.LookupFunction("f"))->body.as<SeqExprNode>();
   EXPECT_TRUE(seq->blocks[0].bindings[0].is_match_cast());
   EXPECT_FALSE(seq->blocks[0].bindings[1].is_match_cast());
@@ -206,6 +216,87 @@ TEST(RelaxBlockBuilderTest, DeclaredReturnMustFitTheBody) {
   GlobalVar f = bb.EndFunction(y, TensorStructInfo(DataType::Float(32), 1));
   EXPECT_EQ(f.struct_info().as<FuncStructInfoNode>()->ret.ToString(),
             "R.Tensor(\"float32\", ndim=1)");
+}
+
+// Each binding of `f` as "name = value" (the value as PrintExpr prints it), dataflow
+// variables marked with '~'.
+std::vector<std::string> Bindings(const IRModule& m, const std::string& f) {
+  std::vector<std::string> out;
+  const auto* seq = (*m.LookupFunction(f))->body.as<SeqExprNode>();
+  for (const BindingBlock& block : seq->blocks) {
+    for (const Binding& b : block.bindings) {
+      out.push_back((b.var.is_dataflow() ? "~" : "") + b.var.name() + " = " + PrintExpr(b.value));
+    }
+  }
+  return out;
+}
+
+TEST(RelaxBlockBuilderTest, NestedValuesAreEmittedFirst) {
+  Var x = Tensor("x", {4, 6});
+  BlockBuilder bb;
+  bb.BeginFunction("f", {x});
+  bb.BeginDataflow();
+  Var act = bb.Emit(Call("multiply", {Call("nn.silu", {x}), x}), "act");
+  // The inner values of an output stay inside the block.
+  Var out = bb.EmitOutput(Call("add", {Call("exp", {act}), Call("log", {x})}), "out");
+  Expr first = bb.Normalize(TupleGetItem(Call("split", {out}, Attrs().Set("sections", 2)), 0));
+  Var half = bb.EmitOutput(first, "half");
+  Var cast =
+      bb.EmitMatchCast(Call("exp", {Call("sqrt", {x})}), TensorStructInfo({4, 6}, "float32"));
+  bb.EndDataflow();
+  // A returned call is bound to a Var; a tuple of leaves stays the returned value.
+  GlobalVar f = bb.EndFunction(Tuple({half, Call("exp", {out})}));
+  IRModule m = bb.Finalize();
+  EXPECT_NO_THROW(CheckWellFormed(m));
+  EXPECT_EQ(
+      Bindings(m, "f"),
+      (std::vector<std::string>{
+          "~lv = R.nn.silu(x)", "~act = R.multiply(lv, x)", "~lv1 = R.exp(act)", "~lv2 = R.log(x)",
+          "out = R.add(lv1, lv2)", "~lv3 = R.split(out, sections=2, indices=None, axis=0)",
+          "half = lv3[0]", "~lv4 = R.sqrt(x)", "~lv5 = R.exp(lv4)", "gv = R.exp(out)"}));
+  const auto* seq = (*m.LookupFunction("f"))->body.as<SeqExprNode>();
+  ASSERT_EQ(seq->blocks.size(), 2u);
+  // The value of a match_cast may stay a call; only its argument was emitted.
+  EXPECT_TRUE(seq->blocks[0].bindings.back().is_match_cast());
+  EXPECT_TRUE(seq->blocks[0].bindings.back().var.same_as(cast));
+  EXPECT_FALSE(seq->blocks[1].is_dataflow);
+  EXPECT_TRUE(IsLeafOrTuple(seq->body));
+  EXPECT_EQ(f.name(), "f");
+}
+
+TEST(RelaxBlockBuilderTest, NormalFormLeavesAndValues) {
+  Var x = Tensor("x", {4});
+  EXPECT_TRUE(IsLeaf(x));
+  EXPECT_TRUE(IsLeaf(Constant(HostTensor::Random(DataType::Float(32), {2}, 1))));
+  EXPECT_TRUE(IsLeaf(ShapeExpr({DimConst(4)})));
+  EXPECT_TRUE(IsLeaf(GlobalVar("g")));
+  EXPECT_FALSE(IsLeaf(Tuple({x})));
+  EXPECT_TRUE(IsLeafOrTuple(Tuple({x, Tuple({x})})));
+  EXPECT_FALSE(IsLeafOrTuple(Tuple({x, Call("exp", {x})})));
+  EXPECT_FALSE(IsLeafOrTuple(Call("exp", {x})));
+  // A value already normal comes back as it is, and nothing is emitted.
+  Expr call = Call("add", {x, x});
+  int emitted = 0;
+  EmitFn count = [&](const Expr&) -> Var {
+    ++emitted;
+    return x;
+  };
+  EXPECT_TRUE(NormalizeValue(call, count).same_as(call));
+  EXPECT_TRUE(NormalizeArgument(x, count).same_as(x));
+  EXPECT_EQ(emitted, 0);
+  // A call as an argument is emitted itself.
+  EXPECT_TRUE(NormalizeArgument(call, count).same_as(x));
+  EXPECT_EQ(emitted, 1);
+}
+
+TEST(RelaxBlockBuilderTest, RejectedReturnLeavesTheFunctionAsItWas) {
+  Var x = Tensor("x", {4});
+  BlockBuilder bb;
+  bb.BeginFunction("f", {x});
+  Var y = bb.Emit(Call("exp", {x}), "y");
+  EXPECT_THROW(bb.EndFunction(Call("log", {y}), TensorStructInfo({5}, "float32")), Error);
+  bb.EndFunction(y);
+  EXPECT_EQ(Bindings(bb.module(), "f"), (std::vector<std::string>{"y = R.exp(x)"}));
 }
 
 }  // namespace
