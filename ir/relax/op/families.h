@@ -15,5 +15,7 @@ void RegisterManipulateOps(OpRegistry& registry);
 void RegisterCreateOps(OpRegistry& registry);
 void RegisterShapeOps(OpRegistry& registry);
 void RegisterCallOps(OpRegistry& registry);
+void RegisterTrigonometricOps(OpRegistry& registry);
+void RegisterImageOps(OpRegistry& registry);
 
 }  // namespace kiln::ir::relax

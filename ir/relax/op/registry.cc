@@ -20,6 +20,8 @@ OpRegistry& OpRegistry::Global() {
     RegisterCreateOps(*r);
     RegisterShapeOps(*r);
     RegisterCallOps(*r);
+    RegisterTrigonometricOps(*r);
+    RegisterImageOps(*r);
     return r;
   }();
   return *registry;
@@ -75,7 +77,10 @@ namespace {
 
 // Checks `attrs` against the op's schema and fills in defaults.
 Attrs CheckAttrs(const OpInfo& info, Attrs attrs) {
-  for (const auto& [name, value] : attrs.values()) {
+  for (const auto& entry : attrs.values()) {
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+    const std::string& name = entry.first;
+    const AttrValue& value = entry.second;
     auto spec = std::find_if(info.attrs.begin(), info.attrs.end(),
                              [&](const AttrSpec& s) { return s.name == name; });
     Check(spec != info.attrs.end(), ErrorKind::kType,

@@ -1,0 +1,470 @@
+// Shape manipulation: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice,
+// Gather, GatherElements, Expand, Tile, Pad, DepthToSpace, SpaceToDepth, Trilu. Target shapes
+// may hold symbolic dims (computed at import time from Shape); ops on values known at import
+// time (shape vectors, constants) are evaluated instead of emitted.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "ir/frontend/onnx/converter.h"
+
+namespace kiln::ir::frontend::onnx {
+
+namespace {
+
+using relax::Expr;
+
+std::optional<std::vector<int64_t>> ConstDims(const std::optional<std::vector<PrimExpr>>& dims) {
+  if (!dims) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const PrimExpr& d : *dims) {
+    auto v = AsConstInt(d);
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+// Applies a shape-only op (reshape, squeeze, expand_dims) to input 0. When its contents are
+// known at import time, the registry's inference on a stand-in gives the result shape and the
+// contents are reshaped here instead of emitting the op.
+Value ShapeOnly(NodeContext& ctx, const std::string& op, std::vector<Expr> extra,
+                relax::Attrs attrs = relax::Attrs()) {
+  Value& v = ctx.InputValue(0);
+  const auto* cnode = v.expr.as<relax::ConstantNode>();
+  if (v.known || v.constant || cnode != nullptr) {
+    std::vector<Expr> args = {relax::Var("stand_in", ValueInfo(v))};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Expr call = relax::Call(op, args, attrs);
+    const auto* t = call.struct_info().as<relax::TensorStructInfoNode>();
+    if (auto shape = t != nullptr ? ConstDims(t->shape) : std::nullopt) {
+      if (v.known) return SymReshape(*v.known, *shape);
+      const HostTensor& data = v.constant ? *v.constant : cnode->data;
+      int64_t count = 1;
+      for (int64_t d : *shape) count = d == 0 || count == 0 ? 0 : count * d;
+      if (count == data.numel()) {
+        HostTensor out(data.dtype(), *shape);
+        if (data.nbytes() > 0) std::memcpy(out.data(), data.data(), data.nbytes());
+        return out;
+      }
+    }
+  }
+  std::vector<Expr> args = {ctx.Input(0)};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return ctx.Call(op, args, attrs);
+}
+
+Outputs Reshape(NodeContext& ctx) {
+  bool allowzero = ctx.Int("allowzero", 0) != 0;
+  std::optional<SymTensor> target = ctx.Known(1);
+  if (!target) {
+    // A shape computed from run-time data: the result has a known rank only.
+    if (ctx.InputDType(1) != DataType::Int(64)) ctx.Invalid("the shape must be int64");
+    ctx.NoteRuntimeShape(1);
+    Expr shape = ctx.Call("tensor_to_shape", {ctx.Input(1)});
+    return {ctx.Call("reshape", {ctx.Input(0), shape})};
+  }
+  if (target->rank() != 1) ctx.Invalid("the shape must be 1-D, got " + target->ToString());
+  std::vector<PrimExpr> dims = target->elems;
+  auto in_shape = ctx.InputShape(0);
+  int minus_one = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    auto c = AsConstInt(dims[i]);
+    if (c && *c == -1) ++minus_one;
+    if (c && *c < -1) ctx.Invalid("shape " + target->ToString() + " has a negative dim");
+    if (!c || *c != 0 || allowzero) continue;
+    // 0 copies the input's dim at the same position.
+    if (!in_shape || i >= in_shape->size()) {
+      ctx.Unsupported("shape " + target->ToString() + " copies input dim " + std::to_string(i) +
+                      ", which is not known at import time");
+    }
+    dims[i] = (*in_shape)[i];
+  }
+  if (minus_one > 1) ctx.Invalid("shape " + target->ToString() + " has more than one -1");
+  return {ShapeOnly(ctx, "reshape", {relax::ShapeExpr(dims)})};
+}
+
+Outputs Flatten(NodeContext& ctx) {
+  int rank = ctx.InputRank(0);
+  int64_t axis = ctx.Int("axis", 1);
+  if (axis < -rank || axis > rank) {
+    ctx.Invalid("axis " + std::to_string(axis) + " is out of range for a " + std::to_string(rank) +
+                "-D tensor");
+  }
+  if (axis < 0) axis += rank;
+  if (auto shape = ctx.InputShape(0)) {
+    std::vector<PrimExpr> outer(shape->begin(), shape->begin() + axis);
+    std::vector<PrimExpr> inner(shape->begin() + axis, shape->end());
+    return {ShapeOnly(ctx, "reshape",
+                      {relax::ShapeExpr({relax::DimProduct(outer), relax::DimProduct(inner)})})};
+  }
+  Expr x = ctx.Input(0);
+  if (axis == 0 || axis == rank) {
+    Expr flat = ctx.Call("flatten", {x});
+    return {ctx.Call("expand_dims", {flat}, relax::Attrs().Set("axis", {axis == 0 ? 0 : 1}))};
+  }
+  Expr inner = ctx.Call("flatten", {x}, relax::Attrs().Set("start_axis", axis));
+  return {ctx.Call("flatten", {inner}, relax::Attrs().Set("end_axis", axis - 1))};
+}
+
+// The axes of Squeeze and Unsqueeze: an attribute before opset 13, an input from it.
+std::optional<std::vector<int64_t>> SqueezeAxes(NodeContext& ctx) {
+  if (ctx.opset() < 13) return ctx.OptInts("axes");
+  if (!ctx.HasInput(1)) return std::nullopt;
+  return ctx.RequireConstInts(1, "axes");
+}
+
+Outputs Squeeze(NodeContext& ctx) {
+  relax::Attrs attrs;
+  if (auto axes = SqueezeAxes(ctx)) attrs.Set("axis", *axes);
+  return {ShapeOnly(ctx, "squeeze", {}, attrs)};
+}
+
+Outputs Unsqueeze(NodeContext& ctx) {
+  std::optional<std::vector<int64_t>> axes = SqueezeAxes(ctx);
+  if (!axes) ctx.Invalid("axes are required");
+  return {ShapeOnly(ctx, "expand_dims", {}, relax::Attrs().Set("axis", *axes))};
+}
+
+Outputs Transpose(NodeContext& ctx) {
+  std::optional<std::vector<int64_t>> perm = ctx.OptInts("perm");
+  if (ctx.Known(0) && ctx.InputRank(0) <= 1) return {ctx.InputValue(0)};
+  relax::Attrs attrs;
+  if (perm) attrs.Set("axes", *perm);
+  return {ctx.Call("permute_dims", {ctx.Input(0)}, attrs)};
+}
+
+Outputs Concat(NodeContext& ctx) {
+  std::optional<int64_t> axis = ctx.OptInt("axis");
+  if (!axis) ctx.Invalid("attribute 'axis' is required");
+  if (ctx.num_inputs() == 0) ctx.Invalid("needs at least one input");
+  int rank = ctx.InputRank(0);
+  int a = NormalizeAxis(ctx, *axis, rank);
+  if (ctx.AllInputsKnown()) {
+    std::vector<SymTensor> parts;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) parts.push_back(*ctx.Known(i));
+    if (auto folded = SymConcat(parts, a)) return {*folded};
+  }
+  std::vector<Expr> inputs;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.Input(i));
+  return {ctx.Call("concat", {relax::Tuple(inputs)}, relax::Attrs().Set("axis", a))};
+}
+
+Outputs Split(NodeContext& ctx) {
+  int rank = ctx.InputRank(0);
+  int axis = NormalizeAxis(ctx, ctx.Int("axis", 0), rank);
+  size_t n = ctx.node().outputs.size();
+  if (n == 0) ctx.Invalid("needs at least one output");
+  std::optional<std::vector<int64_t>> sizes;
+  if (ctx.opset() < 13) {
+    sizes = ctx.OptInts("split");
+  } else if (ctx.HasInput(1)) {
+    sizes = ctx.RequireConstInts(1, "split");
+  }
+  relax::Attrs attrs;
+  attrs.Set("axis", axis);
+  if (sizes) {
+    if (sizes->size() != n) {
+      ctx.Invalid("split has " + std::to_string(sizes->size()) + " sizes for " + std::to_string(n) +
+                  " outputs");
+    }
+    std::vector<int64_t> indices;
+    int64_t at = 0;
+    for (int64_t s : *sizes) {
+      if (s < 0 || s > (int64_t{1} << 40)) ctx.Invalid("split size " + std::to_string(s));
+    }
+    for (size_t i = 0; i + 1 < sizes->size(); ++i) {
+      at += (*sizes)[i];
+      indices.push_back(at);
+    }
+    auto shape = ctx.InputShape(0);
+    if (auto dim = shape ? AsConstInt((*shape)[axis]) : std::nullopt;
+        dim && at + sizes->back() != *dim) {
+      ctx.Invalid("split sizes add up to " + std::to_string(at + sizes->back()) +
+                  ", but the axis has " + std::to_string(*dim));
+    }
+    attrs.Set("indices", indices);
+  } else {
+    attrs.Set("sections", static_cast<int64_t>(n));
+  }
+  Expr parts = ctx.Call("split", {ctx.Input(0)}, attrs);
+  Outputs outs;
+  for (size_t i = 0; i < n; ++i) {
+    outs.push_back(ctx.Emit(relax::TupleGetItem(parts, static_cast<int>(i))));
+  }
+  return outs;
+}
+
+// numpy's clamping of a slice's bounds along a dim of constant size.
+void ClampSlice(int64_t dim, int64_t step, int64_t& begin, int64_t& end) {
+  auto norm = [&](int64_t v) { return v < 0 ? (v < -dim ? -1 : v + dim) : v; };
+  begin = norm(begin);
+  end = norm(end);
+  if (step > 0) {
+    begin = std::clamp<int64_t>(begin, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+  } else {
+    begin = std::clamp<int64_t>(begin, -1, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+  }
+}
+
+Outputs Slice(NodeContext& ctx) {
+  int rank = ctx.InputRank(0);
+  std::vector<int64_t> starts, ends, steps;
+  std::optional<std::vector<int64_t>> axes;
+  if (ctx.opset() < 10) {
+    starts = ctx.Ints("starts");
+    ends = ctx.Ints("ends");
+    axes = ctx.OptInts("axes");
+  } else {
+    for (size_t i : {size_t{1}, size_t{2}}) {
+      if (auto k = ctx.Known(i); k && !k->IsConstant()) {
+        ctx.Unsupported(std::string(i == 1 ? "starts " : "ends ") + k->ToString() +
+                        " are symbolic; Kiln's strided_slice takes bounds known at import time");
+      }
+    }
+    ctx.RequireAllKnown({{1, "starts"}, {2, "ends"}, {3, "axes"}, {4, "steps"}});
+    starts = ctx.RequireConstInts(1, "starts");
+    ends = ctx.RequireConstInts(2, "ends");
+    if (ctx.HasInput(3)) axes = ctx.RequireConstInts(3, "axes");
+    if (ctx.HasInput(4)) steps = ctx.RequireConstInts(4, "steps");
+  }
+  if (!axes) {
+    axes.emplace();
+    for (size_t i = 0; i < starts.size(); ++i) axes->push_back(static_cast<int64_t>(i));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes->size() != starts.size() ||
+      steps.size() != starts.size()) {
+    ctx.Invalid("starts, ends, axes and steps differ in length");
+  }
+  std::vector<int> norm_axes;
+  for (int64_t a : *axes) norm_axes.push_back(NormalizeAxis(ctx, a, rank, "axes entry"));
+  for (int64_t s : steps) {
+    if (s == 0) ctx.Invalid("steps must not be 0");
+  }
+  if (auto k = ctx.Known(0)) {
+    std::vector<int64_t> b = starts, e = ends;
+    for (size_t i = 0; i < norm_axes.size(); ++i) {
+      ClampSlice(k->shape[norm_axes[i]], steps[i], b[i], e[i]);
+    }
+    if (auto folded = SymSlice(*k, norm_axes, b, e, steps)) return {*folded};
+  }
+  // Bounds are clamped for constant dims, as numpy does; for symbolic ones the op reads bounds
+  // past +-2^31 as "to the end".
+  auto shape = ctx.InputShape(0);
+  constexpr int64_t kToEnd = std::numeric_limits<int32_t>::max();
+  for (size_t i = 0; i < norm_axes.size(); ++i) {
+    auto dim = shape ? AsConstInt((*shape)[norm_axes[i]]) : std::nullopt;
+    if (!dim) {
+      // A symbolic dim: bounds past +-2^31 mean "to the end", as strided_slice reads them;
+      // clamping keeps the symbolic length arithmetic far from overflow.
+      starts[i] = std::clamp<int64_t>(starts[i], -kToEnd, kToEnd);
+      ends[i] = std::clamp<int64_t>(ends[i], -kToEnd, kToEnd);
+      steps[i] = std::clamp<int64_t>(steps[i], -kToEnd, kToEnd);
+      continue;
+    }
+    // A step longer than the dim takes one element, as the dim itself does.
+    int64_t longest = std::max<int64_t>(*dim, 1);
+    steps[i] = std::clamp<int64_t>(steps[i], -longest, longest);
+    ClampSlice(*dim, steps[i], starts[i], ends[i]);
+    // -1 after clamping means "before index 0", which the op would read as the last index.
+    if (steps[i] < 0 && ends[i] == -1) ends[i] = -(*dim) - 1;
+    if (steps[i] < 0 && starts[i] == -1) starts[i] = -(*dim) - 1;
+  }
+  std::vector<int64_t> axes64(norm_axes.begin(), norm_axes.end());
+  relax::Attrs attrs;
+  attrs.Set("axes", axes64).Set("begin", starts).Set("end", ends).Set("strides", steps);
+  return {ctx.Call("strided_slice", {ctx.Input(0)}, attrs)};
+}
+
+Outputs Gather(NodeContext& ctx) {
+  int rank = ctx.InputRank(0);
+  int axis = NormalizeAxis(ctx, ctx.Int("axis", 0), rank);
+  std::optional<SymTensor> data = ctx.Known(0);
+  std::optional<SymTensor> indices = ctx.Known(1);
+  auto shape = ctx.InputShape(0);
+  int64_t dim = -1;  // -1: not known at import time
+  if (shape) dim = AsConstInt((*shape)[axis]).value_or(-1);
+  std::optional<std::vector<int64_t>> idx = indices ? indices->ConstValues() : std::nullopt;
+  if (idx && dim >= 0) {
+    for (int64_t& i : *idx) {
+      if (i < -dim || i >= dim) {
+        ctx.Invalid("index " + std::to_string(i) + " is out of range for a dim of " +
+                    std::to_string(dim));
+      }
+      if (i < 0) i += dim;
+    }
+    if (data) {
+      if (auto folded = SymGather(*data, *idx, indices->shape, axis)) return {*folded};
+    }
+    // Negative constant indices become positive here, so the op needs no wrap-around.
+    HostTensor normalized =
+        SymTensor::FromInts(*idx, indices->shape, indices->dtype).ToHostTensor();
+    return {ctx.Call("take", {ctx.Input(0), relax::Constant(normalized)},
+                     relax::Attrs().Set("axis", axis))};
+  }
+  return {ctx.Call("take", {ctx.Input(0), ctx.Input(1)}, relax::Attrs().Set("axis", axis))};
+}
+
+Outputs GatherElements(NodeContext& ctx) {
+  int rank = ctx.InputRank(0);
+  int axis = NormalizeAxis(ctx, ctx.Int("axis", 0), rank);
+  return {
+      ctx.Call("gather_elements", {ctx.Input(0), ctx.Input(1)}, relax::Attrs().Set("axis", axis))};
+}
+
+Outputs Expand(NodeContext& ctx) {
+  std::optional<SymTensor> target = ctx.Known(1);
+  // Expand broadcasts both ways, so the result shape needs the target at import time.
+  if (!target) ctx.RequireKnown(1, "shape");
+  if (target->rank() != 1) ctx.Invalid("the shape must be 1-D");
+  std::vector<PrimExpr> in = ctx.RequireShape(0);
+  const std::vector<PrimExpr>& want = target->elems;
+  size_t n = std::max(in.size(), want.size());
+  std::vector<PrimExpr> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    PrimExpr a = i + in.size() >= n ? in[i + in.size() - n] : relax::DimConst(1);
+    PrimExpr b = i + want.size() >= n ? want[i + want.size() - n] : relax::DimConst(1);
+    if (IsConstInt(b, 1)) {
+      out[i] = a;
+    } else if (IsConstInt(a, 1) || relax::ProveDimEqual(a, b)) {
+      out[i] = b;
+    } else if (relax::ProveDimNotEqual(a, b) && AsConstInt(a) && AsConstInt(b)) {
+      ctx.Invalid("cannot expand " + relax::DimsToString(in) + " to " + target->ToString());
+    } else {
+      out[i] = a;  // a symbolic pair: they must agree at run time
+    }
+  }
+  if (auto k = ctx.Known(0); k && ConstDims(out)) {
+    if (auto folded = SymBroadcastTo(*k, *ConstDims(out))) return {*folded};
+  }
+  return {ctx.Call("broadcast_to", {ctx.Input(0), relax::ShapeExpr(out)})};
+}
+
+Outputs Tile(NodeContext& ctx) {
+  std::vector<int64_t> repeats = ctx.RequireConstInts(1, "repeats");
+  if (static_cast<int>(repeats.size()) != ctx.InputRank(0)) {
+    ctx.Invalid("repeats needs one value per input axis");
+  }
+  return {ctx.Call("tile", {ctx.Input(0)}, relax::Attrs().Set("repeats", repeats))};
+}
+
+Outputs Pad(NodeContext& ctx) {
+  int rank = ctx.InputRank(0);
+  std::string mode = ctx.String("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect") {
+    ctx.Unsupported("mode '" + mode + "' (supported: constant, edge, reflect)");
+  }
+  std::vector<int64_t> pads;
+  double value = 0;
+  if (ctx.opset() < 11) {
+    pads = ctx.Ints("pads");
+    value = ctx.Float("value", 0.0);
+  } else {
+    ctx.RequireAllKnown({{1, "pads"}, {2, "constant_value"}});
+    pads = ctx.RequireConstInts(1, "pads");
+    if (ctx.HasInput(2)) {
+      auto v = ctx.ConstScalar(2);
+      if (!v) ctx.RequireKnown(2, "constant_value");
+      value = *v;
+    }
+    if (ctx.HasInput(3)) ctx.Unsupported("the axes input");
+  }
+  if (static_cast<int>(pads.size()) != 2 * rank) {
+    ctx.Invalid("pads has " + std::to_string(pads.size()) + " values for a " +
+                std::to_string(rank) + "-D input (2 per axis)");
+  }
+  std::vector<int64_t> width;
+  for (int i = 0; i < rank; ++i) {
+    if (pads[i] < 0 || pads[i + rank] < 0) ctx.Unsupported("negative pads (cropping)");
+    if (pads[i] > (int64_t{1} << 31) || pads[i + rank] > (int64_t{1} << 31)) {
+      ctx.Unsupported("pads larger than 2^31");
+    }
+    width.push_back(pads[i]);
+    width.push_back(pads[i + rank]);
+  }
+  relax::Attrs attrs;
+  attrs.Set("pad_width", width).Set("pad_mode", mode).Set("pad_value", value);
+  return {ctx.Call("nn.pad", {ctx.Input(0)}, attrs)};
+}
+
+// DepthToSpace and SpaceToDepth: a reshape, a transpose and a reshape.
+Outputs BlockRearrange(NodeContext& ctx) {
+  bool to_space = ctx.node().op_type == "DepthToSpace";
+  std::optional<int64_t> block = ctx.OptInt("blocksize");
+  if (!block || *block < 1) ctx.Invalid("attribute 'blocksize' (a positive int) is required");
+  if (*block > (int64_t{1} << 20)) ctx.Unsupported("blocksize " + std::to_string(*block));
+  std::string mode = to_space ? ctx.String("mode", "DCR") : "DCR";
+  if (mode != "DCR" && mode != "CRD") ctx.Invalid("mode '" + mode + "' is not DCR or CRD");
+  if (ctx.InputRank(0) != 4) ctx.Invalid("the input must be 4-D (NCHW)");
+  std::vector<PrimExpr> s = ctx.RequireShape(0);
+  PrimExpr b = relax::DimConst(*block), bb = relax::DimConst(*block * *block);
+  Expr x = ctx.Input(0);
+  auto exact = [&](const PrimExpr& dim, const PrimExpr& by, const char* what) {
+    auto q = relax::DivideDimExact(dim, by);
+    if (!q) {
+      ctx.Invalid(std::string(what) + " " + relax::DimToString(dim) + " is not divisible by " +
+                  relax::DimToString(by));
+    }
+    return *q;
+  };
+  if (to_space) {
+    PrimExpr c = exact(s[1], bb, "channels");
+    bool dcr = mode == "DCR";
+    std::vector<PrimExpr> split = dcr ? std::vector<PrimExpr>{s[0], b, b, c, s[2], s[3]}
+                                      : std::vector<PrimExpr>{s[0], c, b, b, s[2], s[3]};
+    std::vector<int64_t> perm =
+        dcr ? std::vector<int64_t>{0, 3, 4, 1, 5, 2} : std::vector<int64_t>{0, 1, 4, 2, 5, 3};
+    Expr y = ctx.Call("permute_dims", {ReshapeTo(ctx, x, split)}, relax::Attrs().Set("axes", perm));
+    return {ReshapeTo(ctx, y, {s[0], c, s[2] * b, s[3] * b})};
+  }
+  PrimExpr h = exact(s[2], b, "height"), w = exact(s[3], b, "width");
+  Expr y = ctx.Call("permute_dims", {ReshapeTo(ctx, x, {s[0], s[1], h, b, w, b})},
+                    relax::Attrs().Set("axes", {0, 3, 5, 1, 2, 4}));
+  return {ReshapeTo(ctx, y, {s[0], s[1] * bb, h, w})};
+}
+
+Outputs Trilu(NodeContext& ctx) {
+  bool upper = ctx.Int("upper", 1) != 0;
+  int64_t k = 0;
+  if (ctx.HasInput(1)) {
+    std::vector<int64_t> kv = ctx.RequireConstInts(1, "k");
+    if (kv.size() != 1) ctx.Invalid("k must hold one value");
+    k = kv[0];
+  }
+  return {ctx.Call(upper ? "triu" : "tril", {ctx.Input(0)}, relax::Attrs().Set("k", k))};
+}
+
+}  // namespace
+
+void RegisterManipulateConverters(ConverterTable& t) {
+  t.Add("Reshape", 5, Reshape);
+  t.Add("Flatten", 1, Flatten);
+  t.Add("Squeeze", 1, Squeeze);
+  t.Add("Unsqueeze", 1, Unsqueeze);
+  t.Add("Transpose", 1, Transpose);
+  t.Add("Concat", 4, Concat);
+  t.Add("Split", 2, Split);
+  t.Add("Slice", 1, Slice);
+  t.Add("Gather", 1, Gather);
+  t.Add("GatherElements", 11, GatherElements);
+  t.Add("Expand", 8, Expand);
+  t.Add("Tile", 6, Tile);
+  t.Add("Pad", 2, Pad);
+  t.Add("DepthToSpace", 1, BlockRearrange);
+  t.Add("SpaceToDepth", 1, BlockRearrange);
+  t.Add("Trilu", 14, Trilu);
+  t.AddUnsupported("GatherND", "Kiln's Relax ops have no gather_nd");
+  for (const char* op : {"Scatter", "ScatterElements", "ScatterND"}) {
+    t.AddUnsupported(op, "Kiln's Relax ops have no scatter");
+  }
+  for (const char* op : {"NonZero", "Compress", "Unique"}) {
+    t.AddUnsupported(op, "its output shape depends on the input data");
+  }
+  t.AddUnsupported("TopK", "Kiln's Relax ops have no top-k");
+  t.AddUnsupported("ReverseSequence", "Kiln's Relax ops have no reverse");
+}
+
+}  // namespace kiln::ir::frontend::onnx

@@ -1,0 +1,147 @@
+// Reductions: ReduceSum/Mean/Max/Min/Prod and the composed L1, L2, LogSum, LogSumExp and
+// SumSquare, with axes as an attribute or (ReduceSum from opset 13) an input; ArgMax, ArgMin
+// and CumSum. A sum or product of a known shape (an element count) is evaluated at import time.
+#include <algorithm>
+
+#include "ir/frontend/onnx/converter.h"
+
+namespace kiln::ir::frontend::onnx {
+
+namespace {
+
+using relax::Expr;
+
+// The reduced axes (normalized; empty = all), or nullopt for a no-op (noop_with_empty_axes).
+std::optional<std::vector<int64_t>> ReduceAxes(NodeContext& ctx, int rank) {
+  const std::string& op = ctx.node().op_type;
+  bool axes_input = op == "ReduceSum" && ctx.opset() >= 13;
+  std::vector<int64_t> axes;
+  if (axes_input) {
+    if (ctx.HasInput(1)) axes = ctx.RequireConstInts(1, "axes");
+    if (ctx.Int("noop_with_empty_axes", 0) != 0 && axes.empty()) return std::nullopt;
+  } else {
+    axes = ctx.Ints("axes");
+  }
+  for (int64_t& a : axes) a = NormalizeAxis(ctx, a, rank, "axes entry");
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
+    ctx.Invalid("axes repeats an axis");
+  }
+  return axes;
+}
+
+// Sum, product, max or min of a known tensor over all axes.
+std::optional<SymTensor> FoldReduce(const std::string& op, const SymTensor& k,
+                                    const std::vector<int64_t>& axes, bool keepdims) {
+  if (!axes.empty() && static_cast<int>(axes.size()) != k.rank()) return std::nullopt;
+  if (k.elems.empty()) return std::nullopt;
+  PrimExpr acc = k.elems[0];
+  for (size_t i = 1; i < k.elems.size(); ++i) {
+    const PrimExpr& e = k.elems[i];
+    auto a = AsConstInt(acc), b = AsConstInt(e);
+    if (op == "ReduceSum") {
+      acc = acc + e;
+    } else if (op == "ReduceProd") {
+      acc = acc * e;
+    } else if (op == "ReduceMax") {
+      acc = a && b ? relax::DimConst(std::max(*a, *b)) : Max(acc, e);
+    } else if (op == "ReduceMin") {
+      acc = a && b ? relax::DimConst(std::min(*a, *b)) : Min(acc, e);
+    } else {
+      return std::nullopt;
+    }
+  }
+  SymTensor out = SymTensor::Scalar(acc, k.dtype);
+  if (keepdims) out.shape.assign(k.rank(), 1);
+  return out;
+}
+
+Outputs Reduce(NodeContext& ctx) {
+  const std::string& op = ctx.node().op_type;
+  int rank = ctx.InputRank(0);
+  bool keepdims = ctx.Int("keepdims", 1) != 0;
+  std::optional<std::vector<int64_t>> axes = ReduceAxes(ctx, rank);
+  if (!axes) return {ctx.InputValue(0)};
+  if (auto k = ctx.Known(0)) {
+    if (auto folded = FoldReduce(op, *k, *axes, keepdims)) return {*folded};
+  }
+  relax::Attrs attrs;
+  if (!axes->empty()) attrs.Set("axis", *axes);
+  attrs.Set("keepdims", keepdims);
+  Expr x = ctx.Input(0);
+  static const std::map<std::string, const char*> kDirect = {
+      {"ReduceSum", "sum"}, {"ReduceMean", "mean"}, {"ReduceMax", "max"},
+      {"ReduceMin", "min"}, {"ReduceProd", "prod"},
+  };
+  if (auto it = kDirect.find(op); it != kDirect.end()) return {ctx.Call(it->second, {x}, attrs)};
+  if (op == "ReduceL1") return {ctx.Call("sum", {ctx.Call("abs", {x})}, attrs)};
+  if (op == "ReduceSumSquare") return {ctx.Call("sum", {ctx.Call("multiply", {x, x})}, attrs)};
+  RequireFloatInput(ctx, 0);
+  if (op == "ReduceL2") {
+    return {ctx.Call("sqrt", {ctx.Call("sum", {ctx.Call("multiply", {x, x})}, attrs)})};
+  }
+  if (op == "ReduceLogSum") return {ctx.Call("log", {ctx.Call("sum", {x}, attrs)})};
+  // LogSumExp, shifted by the maximum so that large inputs do not overflow exp.
+  relax::Attrs keep = attrs;
+  keep.Set("keepdims", true);
+  Expr m = ctx.Call("max", {x}, keep);
+  Expr s = ctx.Call("sum", {ctx.Call("exp", {ctx.Call("subtract", {x, m})})}, keep);
+  Expr y = ctx.Call("add", {ctx.Call("log", {s}), m});
+  if (!keepdims) {
+    relax::Attrs squeeze;
+    if (!axes->empty()) squeeze.Set("axis", *axes);
+    if (axes->empty()) {
+      std::vector<int64_t> all;
+      for (int i = 0; i < rank; ++i) all.push_back(i);
+      squeeze.Set("axis", all);
+    }
+    y = ctx.Call("squeeze", {y}, squeeze);
+  }
+  return {y};
+}
+
+Outputs ArgReduce(NodeContext& ctx) {
+  int rank = ctx.InputRank(0);
+  int axis = NormalizeAxis(ctx, ctx.Int("axis", 0), rank);
+  bool keepdims = ctx.Int("keepdims", 1) != 0;
+  bool last = ctx.Int("select_last_index", 0) != 0;
+  const char* op = ctx.node().op_type == "ArgMax" ? "argmax" : "argmin";
+  relax::Attrs attrs = relax::Attrs().Set("axis", axis).Set("keepdims", keepdims);
+  if (!last) return {ctx.Call(op, {ctx.Input(0)}, attrs)};
+  // The last extremum is the first one of the reversed input, counted from the end.
+  std::vector<PrimExpr> shape = ctx.RequireShape(0);
+  auto dim = AsConstInt(shape[axis]);
+  if (!dim) ctx.Unsupported("select_last_index=1 over a symbolic dim");
+  Expr first = ctx.Call(op, {Reverse(ctx, ctx.Input(0), axis)}, attrs);
+  return {
+      ctx.Call("subtract", {ctx.Scalar(static_cast<double>(*dim - 1), DataType::Int(64)), first})};
+}
+
+Outputs CumSum(NodeContext& ctx) {
+  int rank = ctx.InputRank(0);
+  std::vector<int64_t> axis = ctx.RequireConstInts(1, "axis");
+  if (axis.size() != 1) ctx.Invalid("axis must hold one value");
+  bool reverse = ctx.Int("reverse", 0) != 0;
+  int a = NormalizeAxis(ctx, axis[0], rank);
+  relax::Attrs attrs;
+  attrs.Set("axis", a).Set("exclusive", ctx.Int("exclusive", 0) != 0);
+  if (!reverse) return {ctx.Call("cumsum", {ctx.Input(0)}, attrs)};
+  // Summing from the end: reverse, scan forward, reverse back.
+  Expr scanned = ctx.Call("cumsum", {Reverse(ctx, ctx.Input(0), a)}, attrs);
+  return {Reverse(ctx, scanned, a)};
+}
+
+}  // namespace
+
+void RegisterReduceConverters(ConverterTable& t) {
+  for (const char* op :
+       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+        "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}) {
+    t.Add(op, 1, Reduce);
+  }
+  t.Add("ArgMax", 1, ArgReduce);
+  t.Add("ArgMin", 1, ArgReduce);
+  t.Add("CumSum", 11, CumSum);
+}
+
+}  // namespace kiln::ir::frontend::onnx

@@ -1,0 +1,427 @@
+// NodeContext (inputs, attributes, emission), materialization of values known at import time,
+// and the converter table.
+#include "ir/frontend/onnx/converter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+namespace kiln::ir::frontend::onnx {
+
+using relax::Expr;
+using relax::StructInfo;
+
+relax::Expr Materialize(Value& v, relax::BlockBuilder& builder) {
+  if (v.expr.defined()) return v.expr;
+  if (v.constant) {
+    v.expr = relax::Constant(*v.constant);
+    return v.expr;
+  }
+  Check(v.known.has_value(), ErrorKind::kInternal, "onnx import: materializing an empty value");
+  const SymTensor& s = *v.known;
+  if (s.IsConstant()) {
+    v.constant = s.ToHostTensor();
+    v.expr = relax::Constant(*v.constant);
+    return v.expr;
+  }
+  // Symbolic elements: a shape value turned into an int64 tensor, then shaped and cast.
+  Expr e = builder.Emit(relax::Call("shape_to_tensor", {relax::ShapeExpr(s.elems)}));
+  if (s.rank() != 1) {
+    std::vector<PrimExpr> dims;
+    for (int64_t d : s.shape) dims.push_back(relax::DimConst(d));
+    e = builder.Emit(relax::Call("reshape", {e, relax::ShapeExpr(dims)}));
+  }
+  if (s.dtype != DataType::Int(64)) {
+    e = builder.Emit(relax::Call("astype", {e}, relax::Attrs().Set("dtype", s.dtype)));
+  }
+  v.expr = e;
+  return e;
+}
+
+StructInfo ValueInfo(const Value& v) {
+  if (v.expr.defined()) return v.expr.struct_info();
+  auto info = [](const std::vector<int64_t>& shape, DataType dtype) {
+    std::vector<PrimExpr> dims;
+    for (int64_t d : shape) dims.push_back(relax::DimConst(d));
+    return relax::TensorStructInfo(dims, dtype);
+  };
+  if (v.constant) return info(v.constant->shape(), v.constant->dtype());
+  if (v.known) return info(v.known->shape, v.known->dtype);
+  return StructInfo();
+}
+
+// ---- NodeContext: inputs ----------------------------------------------------------------------
+
+Value& NodeContext::InputValue(size_t i) {
+  if (!HasInput(i)) {
+    Invalid("input " + std::to_string(i) + " is required but missing (the node has " +
+            std::to_string(node_.inputs.size()) + " inputs)");
+  }
+  auto it = state_.values->find(node_.inputs[i]);
+  Check(it != state_.values->end(), ErrorKind::kInternal,
+        "onnx import: input '" + node_.inputs[i] + "' has no value");
+  return it->second;
+}
+
+Expr NodeContext::Input(size_t i) { return Materialize(InputValue(i)); }
+
+StructInfo NodeContext::InputInfo(size_t i) { return ValueInfo(InputValue(i)); }
+
+const relax::TensorStructInfoNode* NodeContext::InputTensor(size_t i) {
+  Value& v = InputValue(i);
+  if (!v.expr.defined()) Materialize(v);
+  const auto* t = v.expr.struct_info().as<relax::TensorStructInfoNode>();
+  if (t == nullptr) {
+    Invalid("input " + std::to_string(i) + " '" + node_.inputs[i] +
+            "' is not a tensor: " + v.expr.struct_info().ToString());
+  }
+  return t;
+}
+
+DataType NodeContext::InputDType(size_t i) {
+  Value& v = InputValue(i);
+  if (v.constant) return v.constant->dtype();
+  if (v.known) return v.known->dtype;
+  DataType d = InputTensor(i)->dtype;
+  if (d.is_void()) Unsupported("the dtype of input " + std::to_string(i) + " is not known");
+  return d;
+}
+
+int NodeContext::InputRank(size_t i) {
+  Value& v = InputValue(i);
+  if (v.constant) return static_cast<int>(v.constant->shape().size());
+  if (v.known) return v.known->rank();
+  const relax::TensorStructInfoNode* t = InputTensor(i);
+  if (t->unknown_ndim()) {
+    Unsupported("the rank of input " + std::to_string(i) + " '" + node_.inputs[i] +
+                "' is not known at import time");
+  }
+  return t->ndim;
+}
+
+std::optional<std::vector<PrimExpr>> NodeContext::InputShape(size_t i) {
+  StructInfo info = ValueInfo(InputValue(i));
+  const auto* t = info.as<relax::TensorStructInfoNode>();
+  if (t == nullptr) InputTensor(i);  // fails with the message
+  return t->shape;
+}
+
+std::vector<PrimExpr> NodeContext::RequireShape(size_t i) {
+  auto shape = InputShape(i);
+  if (!shape) {
+    Unsupported("the shape of input " + std::to_string(i) + " '" + node_.inputs[i] +
+                "' is not known at import time");
+  }
+  return *shape;
+}
+
+std::optional<SymTensor> NodeContext::Known(size_t i) {
+  Value& v = InputValue(i);
+  if (v.known) return v.known;
+  if (v.constant) return SymTensor::FromHostTensor(*v.constant);
+  if (const auto* c = v.expr.as<relax::ConstantNode>()) return SymTensor::FromHostTensor(c->data);
+  return std::nullopt;
+}
+
+std::optional<HostTensor> NodeContext::Constant(size_t i) {
+  Value& v = InputValue(i);
+  if (v.constant) return v.constant;
+  if (v.known && v.known->IsConstant()) return v.known->ToHostTensor();
+  if (const auto* c = v.expr.as<relax::ConstantNode>()) return c->data;
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> NodeContext::ConstInts(size_t i) {
+  if (auto k = Known(i)) return k->ConstValues();
+  return std::nullopt;
+}
+
+std::vector<int64_t> NodeContext::RequireConstInts(size_t i, const std::string& what) {
+  auto values = ConstInts(i);
+  if (!values) {
+    if (HasInput(i) && !InputDType(i).is_integral()) {
+      Invalid("input " + std::to_string(i) + " (" + what + ") must be an integer tensor, got " +
+              DTypeName(InputDType(i)));
+    }
+    RequireKnown(i, what);
+  }
+  return *values;
+}
+
+void NodeContext::NoteRuntimeShape(size_t i) {
+  const std::string& name = node_.inputs.at(i);
+  if (state_.graph_inputs != nullptr && state_.shaping_inputs != nullptr &&
+      state_.graph_inputs->count(name) != 0) {
+    state_.shaping_inputs->insert(name);
+  }
+}
+
+void NodeContext::RequireAllKnown(const std::vector<std::pair<size_t, std::string>>& inputs) {
+  std::vector<std::pair<size_t, std::string>> missing;
+  for (const auto& [i, what] : inputs) {
+    if (HasInput(i) && !Known(i) && !Constant(i)) missing.emplace_back(i, what);
+  }
+  if (missing.empty()) return;
+  for (size_t k = 1; k < missing.size(); ++k) {
+    const std::string& name = node_.inputs[missing[k].first];
+    if (state_.graph_inputs != nullptr && state_.needed_inputs != nullptr &&
+        state_.graph_inputs->count(name) != 0) {
+      state_.needed_inputs->insert(name);
+    }
+  }
+  RequireKnown(missing[0].first, missing[0].second);
+}
+
+void NodeContext::RequireKnown(size_t i, const std::string& what) {
+  const std::string& name = node_.inputs.at(i);
+  if (state_.graph_inputs != nullptr && state_.graph_inputs->count(name) != 0) {
+    if (state_.needed_inputs != nullptr) state_.needed_inputs->insert(name);
+    Unsupported("input " + std::to_string(i) + " (" + what + ") is the graph input '" + name +
+                "', whose value must be known at import time (give it with "
+                "ImportOptions::input_values)");
+  }
+  Unsupported("input " + std::to_string(i) + " (" + what + ") '" + name +
+              "' must be known at import time, but it is computed at run time");
+}
+
+std::optional<double> NodeContext::ConstScalar(size_t i) {
+  auto c = Constant(i);
+  if (!c || c->numel() != 1) return std::nullopt;
+  return c->GetDouble(0);
+}
+
+bool NodeContext::AllInputsKnown() {
+  for (size_t i = 0; i < node_.inputs.size(); ++i) {
+    if (HasInput(i) && !Known(i)) return false;
+  }
+  return true;
+}
+
+// ---- NodeContext: attributes ------------------------------------------------------------------
+
+bool NodeContext::HasAttr(const std::string& name) const {
+  return std::any_of(node_.attributes.begin(), node_.attributes.end(),
+                     [&](const OnnxAttribute& a) { return a.name == name; });
+}
+
+const OnnxAttribute* NodeContext::Attr(const std::string& name) {
+  used_.insert(name);
+  for (const OnnxAttribute& a : node_.attributes) {
+    if (a.name != name) continue;
+    if (!a.ref_attr_name.empty()) {
+      Unsupported("attribute '" + name + "' refers to a function attribute");
+    }
+    return &a;
+  }
+  return nullptr;
+}
+
+const OnnxAttribute* NodeContext::FindAttr(const std::string& name, OnnxAttribute::Type type) {
+  const OnnxAttribute* a = Attr(name);
+  if (a == nullptr) return nullptr;
+  if (a->type != type) {
+    Invalid(std::string("attribute '") + name + "' must be of type " + OnnxAttributeTypeName(type) +
+            ", got " + OnnxAttributeTypeName(a->type));
+  }
+  return a;
+}
+
+int64_t NodeContext::Int(const std::string& name, int64_t default_value) {
+  return OptInt(name).value_or(default_value);
+}
+
+std::optional<int64_t> NodeContext::OptInt(const std::string& name) {
+  const OnnxAttribute* a = FindAttr(name, OnnxAttribute::Type::kInt);
+  if (a == nullptr) return std::nullopt;
+  return a->i;
+}
+
+double NodeContext::Float(const std::string& name, double default_value) {
+  const OnnxAttribute* a = FindAttr(name, OnnxAttribute::Type::kFloat);
+  if (a == nullptr) return default_value;
+  if (!std::isfinite(a->f)) return a->f;
+  char text[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(text, sizeof(text), "%.*g", digits, static_cast<double>(a->f));
+    if (std::strtof(text, nullptr) == a->f) return std::strtod(text, nullptr);
+  }
+  return a->f;
+}
+
+std::string NodeContext::String(const std::string& name, const std::string& default_value) {
+  const OnnxAttribute* a = FindAttr(name, OnnxAttribute::Type::kString);
+  return a == nullptr ? default_value : a->s;
+}
+
+std::vector<int64_t> NodeContext::Ints(const std::string& name,
+                                       std::vector<int64_t> default_value) {
+  return OptInts(name).value_or(std::move(default_value));
+}
+
+std::optional<std::vector<int64_t>> NodeContext::OptInts(const std::string& name) {
+  const OnnxAttribute* a = FindAttr(name, OnnxAttribute::Type::kInts);
+  if (a == nullptr) return std::nullopt;
+  return a->ints;
+}
+
+std::vector<float> NodeContext::Floats(const std::string& name, std::vector<float> default_value) {
+  const OnnxAttribute* a = FindAttr(name, OnnxAttribute::Type::kFloats);
+  return a == nullptr ? std::move(default_value) : a->floats;
+}
+
+std::optional<HostTensor> NodeContext::Tensor(const std::string& name) {
+  const OnnxAttribute* a = FindAttr(name, OnnxAttribute::Type::kTensor);
+  if (a == nullptr) return std::nullopt;
+  if (!a->tensor || !a->tensor->value) {
+    throw Error(a->tensor ? a->tensor->error_kind : ErrorKind::kParse,
+                a->tensor ? a->tensor->error : "attribute '" + name + "' holds no tensor");
+  }
+  return a->tensor->value;
+}
+
+std::vector<std::string> NodeContext::UnusedAttributes() const {
+  std::vector<std::string> unused;
+  for (const OnnxAttribute& a : node_.attributes) {
+    if (used_.count(a.name) == 0) unused.push_back(a.name);
+  }
+  return unused;
+}
+
+// ---- NodeContext: building and failing --------------------------------------------------------
+
+Expr NodeContext::Emit(const Expr& e) {
+  switch (e.kind()) {
+    case relax::ExprKind::kCall:
+    case relax::ExprKind::kTuple:
+    case relax::ExprKind::kTupleGetItem:
+      return state_.builder->Emit(e);
+    default:
+      return e;
+  }
+}
+
+Expr NodeContext::Call(const std::string& op, std::vector<Expr> args, relax::Attrs attrs) {
+  return Emit(relax::Call(op, std::move(args), std::move(attrs)));
+}
+
+Expr NodeContext::Scalar(double value, DataType dtype) {
+  HostTensor t(dtype, {});
+  t.SetDouble(0, value);
+  return relax::Constant(t);
+}
+
+Expr NodeContext::Materialize(Value& v) {
+  return ::kiln::ir::frontend::onnx::Materialize(v, *state_.builder);
+}
+
+void NodeContext::Unsupported(const std::string& reason) const {
+  throw Error(ErrorKind::kUnsupported, reason);
+}
+
+void NodeContext::Invalid(const std::string& reason) const {
+  throw Error(ErrorKind::kParse, reason);
+}
+
+// ---- Shared helpers ---------------------------------------------------------------------------
+
+int NormalizeAxis(const NodeContext& ctx, int64_t axis, int rank, const char* what) {
+  if (axis < -rank || axis >= rank) {
+    ctx.Invalid(std::string(what) + " " + std::to_string(axis) + " is out of range for a " +
+                std::to_string(rank) + "-D tensor");
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+relax::Attrs AxisAttrs(const std::vector<int64_t>& axes, bool keepdims) {
+  relax::Attrs attrs;
+  attrs.Set("axis", axes);
+  attrs.Set("keepdims", keepdims);
+  return attrs;
+}
+
+Expr ReshapeTo(NodeContext& ctx, const Expr& x, const std::vector<PrimExpr>& dims) {
+  return ctx.Call("reshape", {x, relax::ShapeExpr(dims)});
+}
+
+Expr Reverse(NodeContext& ctx, const Expr& x, int axis) {
+  // From the last element to before the first, whatever the dim (symbolic ones too).
+  relax::Attrs attrs;
+  attrs.Set("axes", {axis})
+      .Set("begin", {-1})
+      .Set("end", {-std::numeric_limits<int64_t>::max()})
+      .Set("strides", {-1});
+  return ctx.Call("strided_slice", {x}, attrs);
+}
+
+std::string DTypeName(DataType dtype) { return dtype.ToString(); }
+
+void RequireFloatInput(NodeContext& ctx, size_t i) {
+  DataType d = ctx.InputDType(i);
+  if (!d.is_float()) {
+    ctx.Unsupported("input " + std::to_string(i) + " has dtype " + DTypeName(d) +
+                    "; this op is supported for floating-point tensors only");
+  }
+}
+
+// ---- ConverterTable ---------------------------------------------------------------------------
+
+const ConverterTable& ConverterTable::Global() {
+  static const ConverterTable* table = [] {
+    auto* t = new ConverterTable();
+    RegisterElementwiseConverters(*t);
+    RegisterLinalgConverters(*t);
+    RegisterNNConverters(*t);
+    RegisterPoolConverters(*t);
+    RegisterReduceConverters(*t);
+    RegisterManipulateConverters(*t);
+    RegisterShapeConverters(*t);
+    RegisterLossConverters(*t);
+    RegisterQuantizeConverters(*t);
+    RegisterResizeConverters(*t);
+    return t;
+  }();
+  return *table;
+}
+
+void ConverterTable::Add(const std::string& op_type, int64_t min_opset, ConvertFn fn,
+                         int64_t max_opset) {
+  entries_[op_type].push_back(ConverterEntry{op_type, min_opset, max_opset, fn});
+}
+
+void ConverterTable::AddUnsupported(const std::string& op_type, const std::string& reason) {
+  unsupported_[op_type] = reason;
+}
+
+const ConverterEntry* ConverterTable::Find(const std::string& op_type, int64_t opset,
+                                           std::string* why) const {
+  auto it = entries_.find(op_type);
+  if (it != entries_.end()) {
+    int64_t lowest = kMaxOpset + 1;
+    for (const ConverterEntry& e : it->second) {
+      if (e.min_opset <= opset && opset <= e.max_opset) return &e;
+      lowest = std::min(lowest, e.min_opset);
+    }
+    if (why != nullptr) {
+      *why = op_type + " is supported from opset " + std::to_string(lowest) +
+             "; the model uses opset " + std::to_string(opset) + ", whose " + op_type +
+             " has other semantics";
+    }
+    return nullptr;
+  }
+  if (why != nullptr) {
+    auto u = unsupported_.find(op_type);
+    *why = u != unsupported_.end() ? op_type + " is not supported: " + u->second
+                                   : "no converter for op " + op_type;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ConverterTable::OpTypes() const {
+  std::vector<std::string> ops;
+  for (const auto& [op, entries] : entries_) ops.push_back(op);
+  return ops;
+}
+
+}  // namespace kiln::ir::frontend::onnx
