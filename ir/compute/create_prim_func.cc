@@ -53,8 +53,8 @@ std::vector<Var> VarsOf(const std::vector<Expr>& exprs) {
 
 class Lowering {
  public:
-  Lowering(const std::vector<Tensor>& args, std::string name)
-      : args_(args), name_(std::move(name)), what_("CreatePrimFunc " + name_) {}
+  Lowering(const std::vector<Tensor>& args, std::string name, const std::vector<Var>& scalars)
+      : args_(args), scalars_(scalars), name_(std::move(name)), what_("CreatePrimFunc " + name_) {}
 
   PrimFunc Run() {
     CheckArgs();
@@ -73,6 +73,15 @@ class Lowering {
     for (const Var& v : VarsOf(param_shapes)) {
       Check(v.dtype().is_int(), ErrorKind::kType,
             what_ + ": shape variable " + v.name() + " is not an integer");
+      shape_vars_.insert(v.get());
+    }
+    std::unordered_set<const VarNode*> scalar_set;
+    for (const Var& v : scalars_) {
+      Check(v.defined() && v.dtype().is_scalar() && !v.dtype().is_handle() && !v.dtype().is_void(),
+            ErrorKind::kType, what_ + ": a scalar parameter is not a scalar variable");
+      Check(scalar_set.insert(v.get()).second, ErrorKind::kInvalidIR,
+            what_ + ": scalar parameter " + v.name() + " is passed twice");
+      params.push_back(v);
       shape_vars_.insert(v.get());
     }
 
@@ -238,6 +247,7 @@ class Lowering {
   }
 
   const std::vector<Tensor>& args_;
+  const std::vector<Var>& scalars_;
   std::string name_;
   std::string what_;
   std::unordered_set<const TensorNode*> arg_set_;
@@ -248,8 +258,9 @@ class Lowering {
 
 }  // namespace
 
-PrimFunc CreatePrimFunc(const std::vector<Tensor>& args, std::string name) {
-  return Lowering(args, std::move(name)).Run();
+PrimFunc CreatePrimFunc(const std::vector<Tensor>& args, std::string name,
+                        const std::vector<Var>& scalar_params) {
+  return Lowering(args, std::move(name), scalar_params).Run();
 }
 
 }  // namespace kiln::ir::compute

@@ -16,10 +16,14 @@
 
 namespace kiln::ir::compute {
 
+// `scalar_params` are scalar Vars the stages and shapes may use that no argument's shape
+// defines (a shape variable passed by value, a scalar operand), appended as scalar
+// parameters after the tensors, as te.create_prim_func takes tir.Var arguments.
 // Throws kiln::Error(kInvalidIR) when a stage loads a placeholder that is not in `args`,
-// uses a variable that is neither its own index, a reduce axis of its reducer nor a
-// dimension of some argument's shape, when two tensors share a name, or when an argument is
-// repeated.
-PrimFunc CreatePrimFunc(const std::vector<Tensor>& args, std::string name = "main");
+// uses a variable that is neither its own index, a reduce axis of its reducer, a dimension
+// of some argument's shape nor a scalar parameter, when two tensors share a name, or when an
+// argument is repeated.
+PrimFunc CreatePrimFunc(const std::vector<Tensor>& args, std::string name = "main",
+                        const std::vector<Var>& scalar_params = {});
 
 }  // namespace kiln::ir::compute
