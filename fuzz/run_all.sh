@@ -12,6 +12,9 @@ seconds=${2:-60}
 
 declare -A SEEDS=(
   [ir_text_fuzzer]="tests/ir/testdata/tir"
+  [onnx_import_fuzzer]="tests/ir/frontend/testdata/models tests/ir/frontend/testdata/malformed"
+  [trace_fuzzer]="tests/search/testdata/traces"
+  [relax_text_fuzzer]="tests/ir/relax/testdata"
 )
 
 shopt -s nullglob

@@ -1,0 +1,43 @@
+// Golden file comparison for the transform tests.
+#include "tests/ir/relax/transform/golden.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ir/relax/text/parser.h"
+#include "ir/relax/text/printer.h"
+
+namespace kiln::ir::relax::testing {
+
+namespace {
+
+std::filesystem::path TestDataDir() {
+  return std::filesystem::path(KILN_SOURCE_DIR) / "tests" / "ir" / "relax" / "transform" /
+         "testdata";
+}
+
+}  // namespace
+
+std::string CheckGoldenText(const std::string& name, const std::string& text) {
+  std::filesystem::path path = TestDataDir() / name;
+  if (std::getenv("KILN_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << text;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "missing golden file testdata/" + name + " (run with KILN_UPDATE_GOLDEN=1)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  if (text != expected.str()) return "the text differs from testdata/" + name + "; got:\n" + text;
+  return "";
+}
+
+std::string CheckGolden(const std::string& name, const IRModule& module) {
+  std::string printed = PrintModule(module);
+  std::string diff = CheckGoldenText(name, printed);
+  if (!diff.empty()) return diff;
+  std::string reprinted = PrintModule(ParseModule(printed, name));
+  if (reprinted != printed) return "testdata/" + name + " does not print back the same";
+  return "";
+}
+
+}  // namespace kiln::ir::relax::testing
