@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
 
   std::vector<kiln::cli::Command> commands = {
       kiln::cli::RegisterIrCommand(app),
+      kiln::cli::RegisterKernelCommand(app),
+      kiln::cli::RegisterTasksCommand(app),
+      kiln::cli::RegisterOnnxTestCommand(app),
   };
 
   try {

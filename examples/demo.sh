@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
-# The main job, as far as Kiln goes today: read bundled TensorIR kernels, print them back,
-# show their structural hash (the key of tuning records) and check them with the reference
-# interpreter on random inputs. Later issues replace this with tuning a bundled model.
+# The main job, as far as Kiln goes today (the search and the daemons come next):
+#  1. split a bundled transformer block (ONNX, symbolic sequence length) into tuning tasks:
+#     every op legalized to TensorIR, fused, and deduplicated by structural hash;
+#  2. run the three bundled models end to end in the reference executor and compare with
+#     the outputs ONNX Runtime computed for the same inputs;
+#  3. measure one kernel on this CPU, untuned and with a hand-written schedule (a trace):
+#     generated C, built and timed in a sandbox, checked against the reference interpreter.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tune="$build/cli/tune"
-"$tune" ir "$here/tir/matmul.tir"
-"$tune" ir "$here/tir/softmax_dynamic.tir" --dim n=64
+
+echo "== tasks of a transformer block"
+"$tune" tasks "$here/models/transformer_block/model.onnx"
+echo
+echo "== the bundled models against ONNX Runtime"
+"$tune" onnx-test "$here/models/mlp" "$here/models/transformer_block" "$here/models/cnn"
+echo
+echo "== a 128x128x128 matmul, untuned"
+"$tune" kernel "$here/tir/matmul.tir" --show none
+echo
+echo "== the same matmul with the hand-written schedule of bench/traces/matmul_1024.json"
+"$tune" kernel "$here/tir/matmul.tir" --trace "$here/../bench/traces/matmul_1024.json" --show none

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace kiln::cli {
@@ -14,5 +13,8 @@ struct Command {
 };
 
 Command RegisterIrCommand(CLI::App& parent);
+Command RegisterKernelCommand(CLI::App& parent);
+Command RegisterTasksCommand(CLI::App& parent);
+Command RegisterOnnxTestCommand(CLI::App& parent);
 
 }  // namespace kiln::cli

@@ -1,0 +1,227 @@
+"""Makes Kiln's bundled example models and their test data.
+
+Each model goes to examples/models/<name>/model.onnx with test_data_set_<i>/ folders in the
+layout of ONNX's backend tests (input_<j>.pb, output_<j>.pb as TensorProto files), so that
+`tune onnx-test examples/models/<name>` checks Kiln's reference executor against them. The
+inputs are random (seeded) and the outputs are what ONNX Runtime computes for them.
+
+Run with the project's virtual environment (deploy/install-deps.sh makes it):
+    .venv/bin/python examples/models/make_models.py
+The files are committed; running the script again rewrites them identically.
+"""
+
+import os
+
+import numpy as np
+import onnx
+import onnxruntime
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPSET = 17
+IR_VERSION = 8  # readable by the ONNX library versions Kiln builds against
+
+
+class Graph:
+    """A small builder: named nodes, initializers from numpy, unique value names."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes = []
+        self.initializers = []
+        self.count = 0
+
+    def name(self, hint):
+        self.count += 1
+        return f"{hint}_{self.count}"
+
+    def weight(self, hint, shape, scale=None):
+        fan_in = shape[-1] if len(shape) > 1 else shape[0]
+        scale = scale if scale is not None else 1.0 / np.sqrt(fan_in)
+        data = (self.rng.standard_normal(shape) * scale).astype(np.float32)
+        return self.const(hint, data)
+
+    def const(self, hint, array):
+        name = self.name(hint)
+        self.initializers.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def op(self, op_type, inputs, hint=None, outputs=1, **attrs):
+        names = [self.name(hint or op_type.lower()) for _ in range(outputs)]
+        self.nodes.append(
+            helper.make_node(op_type, inputs, names, name=self.name(op_type), **attrs)
+        )
+        return names[0] if outputs == 1 else names
+
+    def model(self, name, inputs, outputs):
+        graph = helper.make_graph(self.nodes, name, inputs, outputs, self.initializers)
+        model = helper.make_model(
+            graph,
+            opset_imports=[helper.make_opsetid("", OPSET)],
+            producer_name="kiln-examples",
+        )
+        model.ir_version = IR_VERSION
+        onnx.checker.check_model(model, full_check=True)
+        return model
+
+
+def mlp():
+    """A 3-layer perceptron on a batch of any size: (batch, 64) -> 128 -> 128 -> 10."""
+    g = Graph(seed=1)
+    x = "x"
+    h = x
+    for i, (n_in, n_out) in enumerate([(64, 128), (128, 128), (128, 10)]):
+        w = g.weight(f"fc{i}_weight", [n_out, n_in])
+        b = g.weight(f"fc{i}_bias", [n_out], scale=0.1)
+        h = g.op("Gemm", [h, w, b], f"fc{i}", transB=1)
+        if i < 2:
+            h = g.op("Relu", [h], f"relu{i}")
+    g.nodes[-1].output[0] = "logits"
+    model = g.model(
+        "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 64])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10])],
+    )
+    return model, [{"x": (4, 64)}, {"x": (1, 64)}]
+
+
+def layer_norm(g, x, dim, hint):
+    scale = g.const(f"{hint}_gamma", (1 + 0.1 * g.rng.standard_normal(dim)).astype(np.float32))
+    bias = g.const(f"{hint}_beta", (0.1 * g.rng.standard_normal(dim)).astype(np.float32))
+    return g.op("LayerNormalization", [x, scale, bias], hint, axis=-1, epsilon=1e-5)
+
+
+def gelu(g, x):
+    """GELU in the erf form, as exporters write it before opset 20."""
+    scaled = g.op("Div", [x, g.const("sqrt2", np.array(np.sqrt(2.0), dtype=np.float32))])
+    erf = g.op("Erf", [scaled])
+    one_plus = g.op("Add", [erf, g.const("one", np.array(1.0, dtype=np.float32))])
+    return g.op("Mul", [g.op("Mul", [x, one_plus]), g.const("half", np.array(0.5, np.float32))])
+
+
+def transformer_block():
+    """A post-norm transformer encoder block with a symbolic sequence length: multi-head
+    self-attention (4 heads of 16), residual and layer norm, a GELU feed-forward network
+    (64 -> 256 -> 64), residual and layer norm. The head split is written the way exporters
+    write it: Shape -> Gather -> Unsqueeze -> Concat -> Reshape."""
+    g = Graph(seed=2)
+    d_model, heads, d_head, d_ff = 64, 4, 16, 256
+    x = "x"  # (1, seq_len, 64)
+
+    def linear(h, n_in, n_out, hint):
+        w = g.weight(f"{hint}_weight", [n_in, n_out])
+        b = g.weight(f"{hint}_bias", [n_out], scale=0.1)
+        return g.op("Add", [g.op("MatMul", [h, w], hint), b], f"{hint}_bias_add")
+
+    shape = g.op("Shape", [x], "shape")
+    seq = g.op("Gather", [shape, g.const("idx1", np.array(1, dtype=np.int64))], "seq", axis=0)
+    seq_1d = g.op("Unsqueeze", [seq, g.const("axes0", np.array([0], dtype=np.int64))], "seq1d")
+    split_shape = g.op(
+        "Concat",
+        [
+            g.const("batch_dim", np.array([1], dtype=np.int64)),
+            seq_1d,
+            g.const("heads_dims", np.array([heads, d_head], dtype=np.int64)),
+        ],
+        "split_shape",
+        axis=0,
+    )
+    merge_shape = g.op(
+        "Concat",
+        [g.const("batch_dim2", np.array([1], np.int64)), seq_1d,
+         g.const("model_dim", np.array([d_model], np.int64))],
+        "merge_shape",
+        axis=0,
+    )
+
+    def heads_of(h, hint, perm):
+        return g.op("Transpose", [g.op("Reshape", [h, split_shape], hint)], f"{hint}_t", perm=perm)
+
+    q = heads_of(linear(x, d_model, d_model, "q"), "q_heads", [0, 2, 1, 3])
+    k = heads_of(linear(x, d_model, d_model, "k"), "k_heads", [0, 2, 3, 1])
+    v = heads_of(linear(x, d_model, d_model, "v"), "v_heads", [0, 2, 1, 3])
+    scores = g.op("MatMul", [q, k], "scores")
+    scaled = g.op("Div", [scores, g.const("scale", np.array(np.sqrt(d_head), np.float32))])
+    probs = g.op("Softmax", [scaled], "probs", axis=-1)
+    context = g.op("MatMul", [probs, v], "context")
+    merged = g.op(
+        "Reshape", [g.op("Transpose", [context], "context_t", perm=[0, 2, 1, 3]), merge_shape]
+    )
+    attn = linear(merged, d_model, d_model, "out")
+    h1 = layer_norm(g, g.op("Add", [x, attn], "residual1"), d_model, "norm1")
+    ffn = linear(gelu(g, linear(h1, d_model, d_ff, "ffn_up")), d_ff, d_model, "ffn_down")
+    layer_norm(g, g.op("Add", [h1, ffn], "residual2"), d_model, "norm2")
+    g.nodes[-1].output[0] = "y"
+    model = g.model(
+        "transformer_block",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "seq_len", d_model])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "seq_len", d_model])],
+    )
+    return model, [{"x": (1, 8, 64)}, {"x": (1, 13, 64)}]
+
+
+def cnn():
+    """A small CNN for 3x32x32 images: two conv-batchnorm-relu-maxpool stages, global
+    average pooling, flatten and a linear classifier to 10 classes."""
+    g = Graph(seed=3)
+    h = "image"
+    channels = 3
+    for i, c_out in enumerate([16, 32]):
+        w = g.weight(f"conv{i}_weight", [c_out, channels, 3, 3], scale=1.0 / np.sqrt(9 * channels))
+        b = g.weight(f"conv{i}_bias", [c_out], scale=0.1)
+        h = g.op("Conv", [h, w, b], f"conv{i}", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+        bn = [
+            g.const(f"bn{i}_scale", (1 + 0.1 * g.rng.standard_normal(c_out)).astype(np.float32)),
+            g.const(f"bn{i}_bias", (0.1 * g.rng.standard_normal(c_out)).astype(np.float32)),
+            g.const(f"bn{i}_mean", (0.1 * g.rng.standard_normal(c_out)).astype(np.float32)),
+            g.const(f"bn{i}_var", (1 + 0.1 * g.rng.random(c_out)).astype(np.float32)),
+        ]
+        h = g.op("BatchNormalization", [h] + bn, f"bn{i}", epsilon=1e-5)
+        h = g.op("Relu", [h], f"relu{i}")
+        h = g.op("MaxPool", [h], f"pool{i}", kernel_shape=[2, 2], strides=[2, 2])
+        channels = c_out
+    h = g.op("Flatten", [g.op("GlobalAveragePool", [h], "gap")], "flatten", axis=1)
+    w = g.weight("fc_weight", [10, channels])
+    b = g.weight("fc_bias", [10], scale=0.1)
+    g.op("Gemm", [h, w, b], "fc", transB=1)
+    g.nodes[-1].output[0] = "logits"
+    model = g.model(
+        "cnn",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 32, 32])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 10])],
+    )
+    return model, [{"image": (1, 3, 32, 32)}]
+
+
+def write(name, model, input_sets):
+    folder = os.path.join(HERE, name)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "model.onnx")
+    onnx.save(model, path)
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(100)
+    for index, shapes in enumerate(input_sets):
+        data_dir = os.path.join(folder, f"test_data_set_{index}")
+        os.makedirs(data_dir, exist_ok=True)
+        feeds = {k: rng.uniform(-1, 1, size=s).astype(np.float32) for k, s in shapes.items()}
+        results = session.run(None, feeds)
+        for j, inp in enumerate(session.get_inputs()):
+            tensor = numpy_helper.from_array(feeds[inp.name], inp.name)
+            with open(os.path.join(data_dir, f"input_{j}.pb"), "wb") as f:
+                f.write(tensor.SerializeToString())
+        for j, (out, value) in enumerate(zip(session.get_outputs(), results)):
+            tensor = numpy_helper.from_array(value, out.name)
+            with open(os.path.join(data_dir, f"output_{j}.pb"), "wb") as f:
+                f.write(tensor.SerializeToString())
+    print(f"{name}: {len(model.graph.node)} nodes, {os.path.getsize(path)} bytes, "
+          f"{len(input_sets)} test data sets")
+
+
+def main():
+    for name, make in [("mlp", mlp), ("transformer_block", transformer_block), ("cnn", cnn)]:
+        model, input_sets = make()
+        write(name, model, input_sets)
+
+
+if __name__ == "__main__":
+    main()
