@@ -132,7 +132,7 @@ void RunAll(const fs::path& dir, const OnnxTestOptions& options, OnnxTestResult&
     if (!imported.ok()) throw imported.ToError();
     if (!prepared || rebind) {
       prepared = options.fuse ? ir::relax::transform::PrepareModuleForTuning(*imported.module)
-                              : ir::relax::LegalizeOps(*imported.module);
+                              : ir::relax::transform::LegalizeOps(*imported.module);
     }
     const ir::relax::Function* main = prepared->LookupFunction("main");
     Check(main != nullptr, ErrorKind::kInternal, "the imported module has no main");

@@ -5,35 +5,30 @@
 #include <functional>
 #include <unordered_map>
 
+#include "ir/arith/const_fold.h"
 #include "ir/function.h"
 #include "ir/functor.h"
+#include "ir/substitute.h"
 
 namespace kiln::codegen {
 
-// Var -> replacement expression, keyed by the Var's node.
-using VarMap = std::unordered_map<const ir::VarNode*, ir::Expr>;
+// Substitution and variable uses come from ir/substitute.h.
+using ir::ForEachVar;
+using ir::Substitute;
+using ir::UsesVar;
+using ir::VarMap;
+
 // Buffer node -> replacement buffer.
 using BufferMap = std::unordered_map<const ir::BufferNode*, ir::Buffer>;
-
-// Replaces every use of a mapped Var (never a defining position).
-ir::Expr Substitute(const ir::Expr& e, const VarMap& vars);
-ir::Stmt Substitute(const ir::Stmt& s, const VarMap& vars);
 
 // Replaces mapped buffers in loads, stores, Allocate and DeclBuffer; indices are kept.
 ir::Stmt RemapBuffers(const ir::Stmt& s, const BufferMap& buffers);
 
-// Applies `fn` to every Var used in `e` (free or not).
-void ForEachVar(const ir::Expr& e, const std::function<void(const ir::Var&)>& fn);
-// True when `e` uses `var`.
-bool UsesVar(const ir::Expr& e, const ir::VarNode* var);
-bool UsesVar(const ir::Stmt& s, const ir::VarNode* var);
-
 // `e` converted to `dtype` when its dtype differs (integer immediates are re-typed in place).
 ir::Expr CastTo(ir::DataType dtype, const ir::Expr& e);
 
-// A constant-folding add and multiply for index arithmetic built by passes, so that
-// `0 + x` and `x * 1` are not produced in the first place.
-ir::Expr FoldAdd(const ir::Expr& a, const ir::Expr& b);
-ir::Expr FoldMul(const ir::Expr& a, const ir::Expr& b);
+// Sums and products folded as they are built (ir/arith/const_fold.h).
+using ir::arith::FoldAdd;
+using ir::arith::FoldMul;
 
 }  // namespace kiln::codegen

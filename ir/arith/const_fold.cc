@@ -281,6 +281,10 @@ Expr FoldBinary(NodeKind kind, const Expr& a, const Expr& b) {
   return MakeBinary(kind, a, b);
 }
 
+Expr FoldAdd(const Expr& a, const Expr& b) { return FoldBinary(NodeKind::kAdd, a, b); }
+Expr FoldMul(const Expr& a, const Expr& b) { return FoldBinary(NodeKind::kMul, a, b); }
+Expr FoldAnd(const Expr& a, const Expr& b) { return FoldBinary(NodeKind::kAnd, a, b); }
+
 Expr FoldNot(const Expr& a) {
   if (auto v = AsConstInt(a)) return BoolImm(*v == 0);
   if (const auto* n = a.as<NotNode>()) return n->a;

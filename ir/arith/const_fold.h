@@ -25,6 +25,11 @@ int64_t FloorModInt(int64_t a, int64_t b);  // b != 0, result has the sign of b
 Expr MakeBinary(NodeKind kind, Expr a, Expr b);
 // Folds or builds binary node `kind`.
 Expr FoldBinary(NodeKind kind, const Expr& a, const Expr& b);
+// FoldBinary of Add, Mul and And: how transformations build index arithmetic and guards
+// without writing `0 + x`, `x * 1` or `true && c` in the first place.
+Expr FoldAdd(const Expr& a, const Expr& b);
+Expr FoldMul(const Expr& a, const Expr& b);
+Expr FoldAnd(const Expr& a, const Expr& b);
 Expr FoldNot(const Expr& a);
 Expr FoldSelect(const Expr& condition, const Expr& true_value, const Expr& false_value);
 Expr FoldCast(DataType dtype, const Expr& value);

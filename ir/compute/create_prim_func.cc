@@ -8,28 +8,10 @@
 #include "ir/arith/region.h"
 #include "ir/compute/reduce.h"
 #include "ir/functor.h"
+#include "ir/substitute.h"
 
 namespace kiln::ir::compute {
 namespace {
-
-using VarMap = std::unordered_map<const VarNode*, Expr>;
-
-class Substituter : public IRMutator {
- public:
-  explicit Substituter(const VarMap& map) : map_(map) {}
-  Expr VisitExpr_(const VarNode* op) override {
-    auto it = map_.find(op);
-    return it != map_.end() ? it->second : GetRef<Expr>(op);
-  }
-
- private:
-  const VarMap& map_;
-};
-
-Expr Substitute(const Expr& e, const VarMap& map) {
-  if (!e.defined()) return e;
-  return Substituter(map).VisitExpr(e);
-}
 
 // The variables an expression uses, in order of first use.
 class FreeVars : public IRVisitor {

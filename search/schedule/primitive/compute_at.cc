@@ -201,7 +201,7 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
       Var v("ax" + std::to_string(loop_vars.size()), iv.var.dtype());
       loop_vars.push_back(v);
       extents.push_back(extent);
-      value = analyzer.Simplify(AddFold(min, v));
+      value = analyzer.Simplify(FoldAdd(min, v));
       analyzer.Bind(v, RangeFromMinExtent(IntImm(v.dtype(), 0), extent));
     }
     bindings.push_back(value);

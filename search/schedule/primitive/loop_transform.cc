@@ -91,14 +91,14 @@ std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int
   Expr stride = IntImm(dtype, 1);
   for (size_t i = factors.size(); i-- > 0;) {
     strides[i] = stride;
-    stride = MulFold(extents[i], stride);
+    stride = FoldMul(extents[i], stride);
   }
   Expr index;
   for (size_t i = 0; i < factors.size(); ++i) {
-    Expr term = MulFold(vars[i], strides[i]);
-    index = index.defined() ? AddFold(index, term) : term;
+    Expr term = FoldMul(vars[i], strides[i]);
+    index = index.defined() ? FoldAdd(index, term) : term;
   }
-  Expr old_index = AddFold(loop->min, index);
+  Expr old_index = FoldAdd(loop->min, index);
   Stmt body = Substitute(loop->body, VarMap{{loop->loop_var.get(), old_index}});
   if (need_predicate) body = PredicateAdder(LT(index, loop->extent)).VisitStmt(body);
   for (size_t i = factors.size(); i-- > 0;) {
@@ -135,8 +135,8 @@ Var FuseLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
   for (size_t i = loops.size(); i-- > 0;) {
     Expr value = IsConstInt(stride, 1) ? Expr(fused) : FloorDiv(fused, stride);
     if (i > 0) value = FloorMod(value, loops[i]->extent);
-    map[loops[i]->loop_var.get()] = AddFold(loops[i]->min, value);
-    stride = MulFold(loops[i]->extent, stride);
+    map[loops[i]->loop_var.get()] = FoldAdd(loops[i]->min, value);
+    stride = FoldMul(loops[i]->extent, stride);
   }
   Stmt body = Substitute(loops.back()->body, map);
   state.Replace(loops[0], For(fused, IntImm(dtype, 0), stride, ForKind::kSerial, body));

@@ -11,28 +11,6 @@ using namespace ir;
 
 namespace {
 
-class Substituter : public IRMutator {
- public:
-  explicit Substituter(const VarMap& map) : map_(map) {}
-  Expr VisitExpr_(const VarNode* op) override {
-    auto it = map_.find(op);
-    return it != map_.end() ? it->second : GetRef<Expr>(op);
-  }
-
- private:
-  const VarMap& map_;
-};
-
-class VarUseFinder : public IRVisitor {
- public:
-  explicit VarUseFinder(const std::unordered_set<const VarNode*>& vars) : vars_(vars) {}
-  void VisitExpr_(const VarNode* op) override { found |= vars_.count(op) > 0; }
-  bool found = false;
-
- private:
-  const std::unordered_set<const VarNode*>& vars_;
-};
-
 class LoopNameCollector : public IRVisitor {
  public:
   void VisitExpr(const Expr&) override {}
@@ -45,47 +23,12 @@ class LoopNameCollector : public IRVisitor {
 
 }  // namespace
 
-Expr Substitute(const Expr& e, const VarMap& map) {
-  if (!e.defined() || map.empty()) return e;
-  return Substituter(map).VisitExpr(e);
-}
-
-Stmt Substitute(const Stmt& s, const VarMap& map) {
-  if (!s.defined() || map.empty()) return s;
-  return Substituter(map).VisitStmt(s);
-}
-
-bool UsesAnyVar(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
-  if (!e.defined()) return false;
-  VarUseFinder finder(vars);
-  finder.VisitExpr(e);
-  return finder.found;
-}
-
-bool UsesVar(const Expr& e, const VarNode* var) { return UsesAnyVar(e, {var}); }
-
 Expr IntLike(const Expr& like, int64_t value) { return IntImm(like.dtype(), value); }
 
-Expr AddFold(const Expr& a, const Expr& b) {
-  auto ca = AsConstInt(a), cb = AsConstInt(b);
-  if (ca && cb) return IntLike(a, *ca + *cb);
-  if (ca && *ca == 0) return b;
-  if (cb && *cb == 0) return a;
-  return a + b;
-}
-
-Expr MulFold(const Expr& a, const Expr& b) {
-  auto ca = AsConstInt(a), cb = AsConstInt(b);
-  if (ca && cb) return IntLike(a, *ca * *cb);
-  if (ca && *ca == 1) return b;
-  if (cb && *cb == 1) return a;
-  return a * b;
-}
-
 Expr AndFold(const Expr& a, const Expr& b) {
-  if (!a.defined() || IsConstInt(a, 1)) return b;
-  if (!b.defined() || IsConstInt(b, 1)) return a;
-  return a && b;
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return arith::FoldAnd(a, b);
 }
 
 Stmt ForWithBody(const ForNode* loop, Stmt body) {

@@ -9,22 +9,23 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ir/arith/const_fold.h"
 #include "ir/function.h"
+#include "ir/substitute.h"
 #include "search/schedule/state.h"
 
 namespace kiln::search {
 
-using VarMap = std::unordered_map<const ir::VarNode*, ir::Expr>;
+// Substitution and variable uses (ir/substitute.h); folding sums and products
+// (ir/arith/const_fold.h).
+using ir::Substitute;
+using ir::UsesAnyVar;
+using ir::UsesVar;
+using ir::VarMap;
+using ir::arith::FoldAdd;
+using ir::arith::FoldMul;
 
-ir::Expr Substitute(const ir::Expr& e, const VarMap& map);
-ir::Stmt Substitute(const ir::Stmt& s, const VarMap& map);
-// True when `e` uses any var in `vars`.
-bool UsesAnyVar(const ir::Expr& e, const std::unordered_set<const ir::VarNode*>& vars);
-bool UsesVar(const ir::Expr& e, const ir::VarNode* var);
-
-// a + b, a * b, a && b folding constants and identities (0, 1, true).
-ir::Expr AddFold(const ir::Expr& a, const ir::Expr& b);
-ir::Expr MulFold(const ir::Expr& a, const ir::Expr& b);
+// a && b folding `true`; an undefined side (no predicate yet) is `true`.
 ir::Expr AndFold(const ir::Expr& a, const ir::Expr& b);
 // An int immediate of the dtype of `like`.
 ir::Expr IntLike(const ir::Expr& like, int64_t value);

@@ -163,6 +163,8 @@ class Legalizer : public ExprMutator {
 
 }  // namespace legalize
 
+namespace transform {
+
 IRModule LegalizeOps(const IRModule& module) {
   IRModule result = module;
   for (const std::string& name : module.names()) {
@@ -178,5 +180,7 @@ IRModule LegalizeOps(const IRModule& module) {
 bool HasLegalizeRule(const std::string& op) { return legalize::Rules().count(op) != 0; }
 
 std::vector<std::string> NonTensorOps() { return legalize::NonTensorOpList(); }
+
+}  // namespace transform
 
 }  // namespace kiln::ir::relax

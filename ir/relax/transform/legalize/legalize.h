@@ -17,7 +17,7 @@
 
 #include "ir/relax/module.h"
 
-namespace kiln::ir::relax {
+namespace kiln::ir::relax::transform {
 
 // The module with its Relax functions legalized and the kernels they call added (named as
 // TVM names them: "add", "matmul", "conv2d", ..., made unique with IRModule::UniqueName).
@@ -31,4 +31,4 @@ bool HasLegalizeRule(const std::string& op);
 // computation: call_tir, call_dps_packed, shape_of, shape_get, ...), sorted.
 std::vector<std::string> NonTensorOps();
 
-}  // namespace kiln::ir::relax
+}  // namespace kiln::ir::relax::transform

@@ -27,15 +27,15 @@ const std::vector<Binding>& MainBindings(const IRModule& m) {
 }
 
 TEST(LegalizeOps, EveryRegisteredOpHasARuleOrIsNonTensor) {
-  std::vector<std::string> non_tensor = NonTensorOps();
+  std::vector<std::string> non_tensor = transform::NonTensorOps();
   std::set<std::string> registered;
   for (const std::string& op : OpRegistry::Global().Names()) {
     registered.insert(op);
     bool exempt = std::find(non_tensor.begin(), non_tensor.end(), op) != non_tensor.end();
-    EXPECT_TRUE(HasLegalizeRule(op) || exempt)
+    EXPECT_TRUE(transform::HasLegalizeRule(op) || exempt)
         << "op '" << op << "' is registered but has no legalization rule: add one in "
         << "ir/relax/transform/legalize/ (or, if it computes no tensor, list it in NonTensorOps)";
-    EXPECT_FALSE(HasLegalizeRule(op) && exempt) << op << " is both legalized and exempt";
+    EXPECT_FALSE(transform::HasLegalizeRule(op) && exempt) << op << " is both legalized and exempt";
   }
   for (const std::string& op : non_tensor) {
     EXPECT_TRUE(registered.count(op)) << "NonTensorOps names '" << op << "', which is no op";
@@ -46,11 +46,11 @@ TEST(LegalizeOps, ModuleWithoutOpCallsIsUnchanged) {
   IRModule legal = LegalizeChecked(OpModule(
       {TensorParam("x", {4})}, [](const std::vector<Var>& p) { return Call("exp", {p[0]}); }));
   // Legalizing again finds only call_tir: nothing changes.
-  IRModule again = LegalizeOps(legal);
+  IRModule again = transform::LegalizeOps(legal);
   EXPECT_EQ(again.names(), legal.names());
   EXPECT_TRUE(again.LookupFunction("main")->same_as(*legal.LookupFunction("main")));
   IRModule empty;
-  EXPECT_EQ(LegalizeOps(empty).size(), 0u);
+  EXPECT_EQ(transform::LegalizeOps(empty).size(), 0u);
 }
 
 TEST(LegalizeOps, KernelNamesAreUnique) {
@@ -178,7 +178,7 @@ TEST(LegalizeOps, KernelsOwnTheirShapeVariables) {
 TEST(LegalizeOps, UnknownShapesAreLeftAlone) {
   Var x("x", TensorStructInfo(kF32, 2));
   IRModule m = OpModule({x}, [](const std::vector<Var>& p) { return Call("exp", {p[0]}); });
-  IRModule legal = LegalizeOps(m);
+  IRModule legal = transform::LegalizeOps(m);
   EXPECT_TRUE(PrimFuncNames(legal).empty());
   EXPECT_EQ(MainBindings(legal).back().value.as<CallNode>()->op, "exp");
 }
@@ -187,7 +187,7 @@ TEST(LegalizeOps, ErrorsNameTheFunctionAndBinding) {
   IRModule m = OpModule({TensorParam("x", {4}, DataType::Bool())},
                         [](const std::vector<Var>& p) { return Call("sum", {p[0]}); });
   try {
-    LegalizeOps(m);
+    transform::LegalizeOps(m);
     FAIL() << "sum of a bool tensor was legalized";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);

@@ -66,7 +66,7 @@ void CheckLegalizedModule(const IRModule& module) {
   } catch (const Error& e) {
     ADD_FAILURE() << "the legalized module does not parse back: " << e.what() << "\n" << text;
   }
-  std::vector<std::string> allowed = NonTensorOps();
+  std::vector<std::string> allowed = transform::NonTensorOps();
   for (const std::string& name : module.names()) {
     if (const Function* f = module.LookupFunction(name)) {
       OpCollector c;
@@ -93,7 +93,7 @@ void CheckLegalizedModule(const IRModule& module) {
 }
 
 IRModule LegalizeChecked(const IRModule& module) {
-  IRModule out = LegalizeOps(module);
+  IRModule out = transform::LegalizeOps(module);
   CheckLegalizedModule(out);
   return out;
 }

@@ -26,7 +26,7 @@ IRModule OpModule(const std::vector<Var>& params,
 Var TensorParam(const std::string& name, std::vector<PrimExpr> shape,
                 DataType dtype = DataType::Float(32));
 
-// LegalizeOps(module) and the checks of every legalized module (gtest failures).
+// transform::LegalizeOps(module) and the checks of every legalized module (gtest failures).
 IRModule LegalizeChecked(const IRModule& module);
 // The check alone, on a module LegalizeOps produced.
 void CheckLegalizedModule(const IRModule& module);
