@@ -165,6 +165,24 @@ TEST(ReverseComputeAt, ConsumerUnderProducerTile) {
   EXPECT_EQ(CheckGolden("reverse_compute_at", f, sch.func()), "");
 }
 
+TEST(ReverseComputeAt, RejectsStridedProducedRegion) {
+  // j_1 outside j_0: each iteration of j_1 writes columns j_1, j_1 + 3 of B, whose hull also
+  // holds column j_1 + 1, not written yet. The consumer may not read it.
+  ir::PrimFunc f = MakeTwoStage(8, 6);
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("B"));
+  auto j = sch.Split(loops[1], {2, 3});
+  sch.Reorder({j[1], j[0]});
+  ExpectError([&] { sch.ReverseComputeAt(sch.GetBlock("C"), j[1]); }, ErrorKind::kSchedule,
+              "reverse_compute_at: the part of B that block \"B\" writes under loop j_1 is not a "
+              "dense box (its index j_0 * 3 + j_1 in dimension 1 steps by 3 over the loops "
+              "under it, leaving gaps); block \"C\" would read elements no iteration of the loop "
+              "has written");
+  // Under i, outside both halves, the region is whole rows: allowed and equivalent.
+  sch.ReverseComputeAt(sch.GetBlock("C"), loops[0]);
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+}
+
 TEST(SampleComputeLocation, CandidatesAreValidAndReplayable) {
   ir::PrimFunc f = MakeTwoStage(8, 8);
   for (uint64_t seed = 0; seed < 6; ++seed) {

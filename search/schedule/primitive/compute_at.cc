@@ -3,8 +3,12 @@
 // the loop's body needs. The needed region is found by relaxing the other blocks' accesses
 // over the loops inside the target loop (interval analysis), and the moved block gets a
 // fresh loop nest covering it.
+#include <algorithm>
+
 #include "ir/arith/analyzer.h"
 #include "ir/arith/int_set.h"
+#include "ir/arith/linear_form.h"
+#include "ir/text/printer.h"
 #include "search/schedule/primitive/primitive.h"
 #include "search/schedule/primitive/utils.h"
 
@@ -51,6 +55,69 @@ std::vector<arith::IntervalSet> RelaxedRegion(const ScheduleState& state, int bl
     }
   }
   return result;
+}
+
+// Why the part of `buffer` that `block` writes under `loop` is not a dense box (empty when
+// it is). Each index must be affine in the loops between `loop` and the block, each such loop
+// may feed one dimension only, and their strides must leave no gaps: sorted by stride, each
+// stride is at most one more than the span of the smaller ones. A strided part (the inner
+// half of a split reordered outside its outer half) has a hull with elements that no
+// iteration of `loop` writes.
+std::string WhyProducedRegionHasGaps(const ScheduleState& state, int block, int loop,
+                                     const Buffer& buffer, arith::Analyzer& analyzer) {
+  const BlockRealizeNode* realize = state.entry(block).realize();
+  const BlockNode* node = realize->block_node();
+  VarMap binding;
+  for (size_t i = 0; i < node->iter_vars.size(); ++i) {
+    binding[node->iter_vars[i].var.get()] = realize->iter_values[i];
+  }
+  std::unordered_map<const VarNode*, const ForNode*> inner;
+  for (int l : state.LoopsAbove(block)) {
+    if (InSubtree(state, loop, l))
+      inner[state.entry(l).loop()->loop_var.get()] = state.entry(l).loop();
+  }
+  std::unordered_map<const VarNode*, size_t> dim_of_loop;
+  for (const BufferRegion& r : node->writes) {
+    if (!r.buffer.same_as(buffer)) continue;
+    for (size_t d = 0; d < r.region.size(); ++d) {
+      Expr index = analyzer.Simplify(Substitute(r.region[d].min, binding));
+      bool point = IsConstInt(r.region[d].extent, 1);
+      std::vector<std::pair<int64_t, int64_t>> strides;  // (|stride|, extent)
+      for (const arith::LinearTerm& term : arith::ToLinear(index).terms) {
+        const auto* var = term.atom.as<VarNode>();
+        auto it = var ? inner.find(var) : inner.end();
+        if (it == inner.end()) {
+          bool uses_inner = false;
+          for (const auto& [v, f] : inner) uses_inner = uses_inner || UsesVar(term.atom, v);
+          if (uses_inner) {
+            return "its index " + PrintExpr(index) + " in dimension " + std::to_string(d) +
+                   " is not affine in the loops under it";
+          }
+          continue;
+        }
+        const auto* extent = it->second->extent.as<IntImmNode>();
+        if (!point || !extent) {
+          return "the loop " + it->second->loop_var.name() + " under it has no constant extent";
+        }
+        auto [slot, fresh] = dim_of_loop.emplace(var, d);
+        if (!fresh && slot->second != d) {
+          return "the loop " + it->second->loop_var.name() + " feeds two of its dimensions";
+        }
+        strides.emplace_back(term.coef < 0 ? -term.coef : term.coef, extent->value);
+      }
+      std::sort(strides.begin(), strides.end());
+      int64_t span = 0;
+      for (auto [stride, extent] : strides) {
+        if (extent <= 1) continue;
+        if (stride > span + 1) {
+          return "its index " + PrintExpr(index) + " in dimension " + std::to_string(d) +
+                 " steps by " + std::to_string(stride) + " over the loops under it, leaving gaps";
+        }
+        span += stride * (extent - 1);
+      }
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -174,6 +241,15 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
   for (int other : state.BlocksUnder(l)) {
     const BlockNode* o = state.entry(other).block();
     if (!(reverse ? BlockWrites(o, buffer) : BlockReads(o, buffer))) continue;
+    // A producer moved under the loop may compute the hull of what is read there (some
+    // elements twice, all of them right); a consumer may only read what the loop wrote.
+    if (reverse) {
+      std::string gaps = WhyProducedRegionHasGaps(state, other, l, buffer, analyzer);
+      Check(gaps.empty(), ErrorKind::kSchedule,
+            what + ": the part of " + buffer->name + " that " + BlockLabel(o) + " writes under " +
+                LoopLabel(loop) + " is not a dense box (" + gaps + "); " + block_label +
+                " would read elements no iteration of the loop has written");
+    }
     auto r = RelaxedRegion(state, other, l, buffer, reverse, analyzer);
     if (region.empty()) {
       region = r;
