@@ -15,6 +15,9 @@ struct Malformed {
   const char* file;
   ErrorKind kind;
   std::vector<const char*> phrases;  // each must appear in the message
+
+  // How the test runner shows a case: the file name, not its bytes.
+  friend void PrintTo(const Malformed& m, std::ostream* os) { *os << m.file; }
 };
 
 class OnnxMalformed : public ::testing::TestWithParam<Malformed> {};

@@ -15,6 +15,11 @@
 #include "ir/text/parser.h"
 #include "tests/ir/relax/text/test_util.h"
 
+namespace kiln::ir {
+// How the test runner shows a dtype parameter: its name, not its bytes.
+void PrintTo(const DataType& dtype, std::ostream* os) { *os << dtype.ToString(); }
+}  // namespace kiln::ir
+
 namespace kiln::ir::relax {
 namespace {
 
