@@ -68,20 +68,20 @@ std::vector<std::string> MainCalls(const IRModule& m) {
 
 TEST(FuseOpsTest, MlpLayerGolden) {
   IRModule annotated = AnnotateTIROpPattern(testing::MlpModel(1).module);
-  EXPECT_EQ(CheckGolden("mlp_annotated.py", annotated), "");
+  EXPECT_EQ(CheckGolden("mlp_annotated.relax", annotated), "");
   IRModule fused = FuseOps(annotated);
   EXPECT_NO_THROW(CheckWellFormed(fused));
   EXPECT_EQ(PrimitiveNames(fused),
             (std::vector<std::string>{"fused_matmul_add_gelu", "fused_matmul1_add1_relu"}));
   EXPECT_EQ(MainCalls(fused),
             (std::vector<std::string>{"fused_matmul_add_gelu()", "fused_matmul1_add1_relu()"}));
-  EXPECT_EQ(CheckGolden("mlp_fuse_ops.py", fused), "");
+  EXPECT_EQ(CheckGolden("mlp_fuse_ops.relax", fused), "");
   IRModule tir = FuseTIR(fused);
   EXPECT_NO_THROW(CheckWellFormed(tir));
   EXPECT_EQ(PrimFuncNames(tir),
             (std::vector<std::string>{"fused_matmul_add_gelu", "fused_matmul1_add1_relu"}));
   EXPECT_TRUE(PrimitiveNames(tir).empty());
-  EXPECT_EQ(CheckGolden("mlp_fuse_tir.py", tir), "");
+  EXPECT_EQ(CheckGolden("mlp_fuse_tir.relax", tir), "");
 }
 
 TEST(FuseOpsTest, ConvChainGolden) {
@@ -91,7 +91,7 @@ TEST(FuseOpsTest, ConvChainGolden) {
   EXPECT_EQ(MainCalls(fused), (std::vector<std::string>{"fused_conv2d_add_relu()", "max_pool2d"}));
   IRModule tir = FuseTIR(fused);
   EXPECT_EQ(MainCalls(tir), (std::vector<std::string>{"fused_conv2d_add_relu", "max_pool2d"}));
-  EXPECT_EQ(CheckGolden("conv_fuse_tir.py", tir), "");
+  EXPECT_EQ(CheckGolden("conv_fuse_tir.relax", tir), "");
 }
 
 // reshape (n * 4,) -> (n, 4), exp, reshape back: the intermediate (n, 4) needs n, which no
@@ -124,7 +124,7 @@ TEST(FuseOpsTest, ShapeVariablesNotInBuffersBecomeTirVars) {
   ASSERT_NE(f, nullptr);
   ASSERT_EQ((*f)->params.size(), 3u);  // x, the output, and n
   EXPECT_FALSE((*f)->BufferOf((*f)->params[2]).has_value());
-  EXPECT_EQ(CheckGolden("reshape_tir_vars_fuse_tir.py", after), "");
+  EXPECT_EQ(CheckGolden("reshape_tir_vars_fuse_tir.relax", after), "");
   exec::Value s = exec::Value::Shape({3});
   exec::Value x = testing::RandomTensor({12}, 5);
   EXPECT_EQ(

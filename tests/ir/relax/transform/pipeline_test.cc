@@ -157,7 +157,7 @@ TEST(PipelineTest, ConstantWeightsAreFoldedAndFused) {
   IRModule mod = bb.Finalize();
   IRModule prepared = PrepareModuleForTuning(mod);
   // The transposed weight is a constant, the bias a parameter of the one fused kernel.
-  EXPECT_EQ(testing::CheckGolden("pipeline_gemm.py", prepared), "");
+  EXPECT_EQ(testing::CheckGolden("pipeline_gemm.relax", prepared), "");
   std::vector<ExtractedTask> tasks = ExtractTasks(prepared);
   ASSERT_EQ(tasks.size(), 1u);
   EXPECT_EQ(tasks[0].weight, 1);
