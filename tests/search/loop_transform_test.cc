@@ -155,7 +155,8 @@ TEST(Reorder, RejectsSwappingPartsOfAFusedSpatialAndReductionLoop) {
   Schedule sch(f);
   auto loops = sch.GetLoops(sch.GetBlock("C"));
   LoopRV jk = sch.Fuse({loops[1], loops[2]});
-  auto parts = sch.Split(jk, {4, 6});
+  // Split at 8, not at the reduction extent 6: both parts feed j and k.
+  auto parts = sch.Split(jk, {3, 8});
   ExpectError(
       [&] {
         sch.Reorder({parts[1], parts[0]});
@@ -164,6 +165,19 @@ TEST(Reorder, RejectsSwappingPartsOfAFusedSpatialAndReductionLoop) {
       "reorder: loop j_k_fused_0 and loop j_k_fused_1 are both bound to spatial and "
       "reduction iterations of block \"C\"");
   sch.Reorder({parts[0], loops[0]});  // a pure spatial loop may move around them
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+}
+
+TEST(Split, OfAFusedLoopAtItsInnerExtentGivesBackTheLoops) {
+  // Bindings are simplified with the loop ranges: (f_0 * 6 + f_1) // 6 is f_0. Then the two
+  // parts are plain j and k, and swapping them is an ordinary reorder.
+  ir::PrimFunc f = MakeMatmul(4, 4, 6);
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  auto parts = sch.Split(sch.Fuse({loops[1], loops[2]}), {4, 6});
+  sch.Reorder({parts[1], parts[0]});
+  EXPECT_NE(Skeleton(sch.func()).find("block C [i, j_k_fused_0, j_k_fused_1]"), std::string::npos)
+      << Skeleton(sch.func());
   EXPECT_EQ(CompareNumerics(f, sch.func()), "");
 }
 

@@ -104,7 +104,7 @@ std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int
   for (size_t i = factors.size(); i-- > 0;) {
     body = For(vars[i], IntImm(dtype, 0), extents[i], ForKind::kSerial, body);
   }
-  state.Replace(loop, body);
+  state.Replace(loop, SimplifyBindings(state, loop_index, body));
   return vars;
 }
 
@@ -139,7 +139,8 @@ Var FuseLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
     stride = FoldMul(loops[i]->extent, stride);
   }
   Stmt body = Substitute(loops.back()->body, map);
-  state.Replace(loops[0], For(fused, IntImm(dtype, 0), stride, ForKind::kSerial, body));
+  Stmt nest = For(fused, IntImm(dtype, 0), stride, ForKind::kSerial, body);
+  state.Replace(loops[0], SimplifyBindings(state, loop_indices[0], nest));
   return fused;
 }
 

@@ -128,11 +128,45 @@ const BufferRegion& BufferRegionAt(const BlockNode* block, bool writes, int inde
 
 }  // namespace kiln::search
 
+#include "ir/arith/analyzer.h"
 #include "ir/arith/region.h"
 
 namespace kiln::search {
 
 using namespace ir;
+
+namespace {
+
+class BindingSimplifier : public IRMutator {
+ public:
+  explicit BindingSimplifier(arith::Analyzer& analyzer) : analyzer_(analyzer) {}
+  Expr VisitExpr(const Expr& e) override { return e; }
+  Stmt VisitStmt_(const ForNode* op) override {
+    analyzer_.Bind(op->loop_var, RangeFromMinExtent(op->min, op->extent));
+    return IRMutator::VisitStmt_(op);
+  }
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    std::vector<Expr> values;
+    for (const Expr& v : op->iter_values) values.push_back(analyzer_.Simplify(v));
+    Expr predicate = analyzer_.Simplify(op->predicate);
+    Stmt block = VisitStmt(op->block);
+    return RealizeWith(op, std::move(values), std::move(predicate), std::move(block));
+  }
+
+ private:
+  arith::Analyzer& analyzer_;
+};
+
+}  // namespace
+
+Stmt SimplifyBindings(const ScheduleState& state, int index, const Stmt& nest) {
+  arith::Analyzer analyzer;
+  for (int l : state.LoopsAbove(index)) {
+    const ForNode* f = state.entry(l).loop();
+    analyzer.Bind(f->loop_var, RangeFromMinExtent(f->min, f->extent));
+  }
+  return BindingSimplifier(analyzer).VisitStmt(nest);
+}
 
 int StageOf(const ScheduleState& state, int entry, int scope) {
   int r = entry;

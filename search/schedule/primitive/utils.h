@@ -91,6 +91,12 @@ bool IsParamBuffer(const ir::PrimFunc& f, const ir::Buffer& buffer);
 // its body (after a primitive rewrote the accesses).
 ir::Stmt WithDetectedRegions(const ir::BlockRealizeNode* realize, const ir::BlockNode& block);
 
+// `nest` (about to replace the statement at `index`) with the iter values and predicates of
+// its block realizes simplified, knowing the ranges of the loops above `index` and of those in
+// `nest`. A split of a fused loop then binds i to f_0 rather than (f_0 * 16 + f_1) // 16,
+// which keeps the regions compute_at relaxes tight and the printed function readable.
+ir::Stmt SimplifyBindings(const ScheduleState& state, int index, const ir::Stmt& nest);
+
 // The scope block with `alloc` added to (or, when remove is set, removed from) its
 // allocations and its body replaced by `body`.
 ir::Stmt RebuildScope(const ir::BlockRealizeNode* scope, ir::Stmt body,
