@@ -4,6 +4,8 @@
 // over the loops inside the target loop (interval analysis), and the moved block gets a
 // fresh loop nest covering it.
 #include <algorithm>
+#include <optional>
+#include <unordered_set>
 
 #include "ir/arith/analyzer.h"
 #include "ir/arith/int_set.h"
@@ -72,46 +74,50 @@ std::string WhyProducedRegionHasGaps(const ScheduleState& state, int block, int 
     binding[node->iter_vars[i].var.get()] = realize->iter_values[i];
   }
   std::unordered_map<const VarNode*, const ForNode*> inner;
+  std::unordered_set<const VarNode*> inner_vars;
   for (int l : state.LoopsAbove(block)) {
-    if (InSubtree(state, loop, l))
-      inner[state.entry(l).loop()->loop_var.get()] = state.entry(l).loop();
+    if (!InSubtree(state, loop, l)) continue;
+    inner[state.entry(l).loop()->loop_var.get()] = state.entry(l).loop();
+    inner_vars.insert(state.entry(l).loop()->loop_var.get());
   }
   std::unordered_map<const VarNode*, size_t> dim_of_loop;
   for (const BufferRegion& r : node->writes) {
     if (!r.buffer.same_as(buffer)) continue;
     for (size_t d = 0; d < r.region.size(); ++d) {
       Expr index = analyzer.Simplify(Substitute(r.region[d].min, binding));
-      bool point = IsConstInt(r.region[d].extent, 1);
+      std::string where = "its index " + PrintExpr(index) + " in dimension " + std::to_string(d);
+      if (!IsConstInt(r.region[d].extent, 1) && UsesAnyVar(index, inner_vars)) {
+        return "it writes a range, not a point, at " + where;
+      }
       std::vector<std::pair<int64_t, int64_t>> strides;  // (|stride|, extent)
       for (const arith::LinearTerm& term : arith::ToLinear(index).terms) {
         const auto* var = term.atom.as<VarNode>();
         auto it = var ? inner.find(var) : inner.end();
         if (it == inner.end()) {
-          bool uses_inner = false;
-          for (const auto& [v, f] : inner) uses_inner = uses_inner || UsesVar(term.atom, v);
-          if (uses_inner) {
-            return "its index " + PrintExpr(index) + " in dimension " + std::to_string(d) +
-                   " is not affine in the loops under it";
+          if (UsesAnyVar(term.atom, inner_vars)) {
+            return where + " is not affine in the loops under it";
           }
           continue;
-        }
-        const auto* extent = it->second->extent.as<IntImmNode>();
-        if (!point || !extent) {
-          return "the loop " + it->second->loop_var.name() + " under it has no constant extent";
         }
         auto [slot, fresh] = dim_of_loop.emplace(var, d);
         if (!fresh && slot->second != d) {
           return "the loop " + it->second->loop_var.name() + " feeds two of its dimensions";
         }
-        strides.emplace_back(term.coef < 0 ? -term.coef : term.coef, extent->value);
+        // A symbolic extent (-1) is fine on the loop of the largest stride only.
+        std::optional<int64_t> extent = AsConstInt(it->second->extent);
+        strides.emplace_back(term.coef < 0 ? -term.coef : term.coef, extent.value_or(-1));
       }
       std::sort(strides.begin(), strides.end());
       int64_t span = 0;
-      for (auto [stride, extent] : strides) {
-        if (extent <= 1) continue;
+      for (size_t k = 0; k < strides.size(); ++k) {
+        auto [stride, extent] = strides[k];
+        if (extent == 1) continue;
         if (stride > span + 1) {
-          return "its index " + PrintExpr(index) + " in dimension " + std::to_string(d) +
-                 " steps by " + std::to_string(stride) + " over the loops under it, leaving gaps";
+          return where + " steps by " + std::to_string(stride) +
+                 " over the loops under it, leaving gaps";
+        }
+        if (extent < 0 && k + 1 < strides.size()) {
+          return where + " has a loop of symbolic extent inside a larger stride";
         }
         span += stride * (extent - 1);
       }
