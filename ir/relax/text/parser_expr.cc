@@ -2,6 +2,7 @@
 // expression, a literal, a symbolic dim, a tuple, a struct info, ...) and converted where the
 // context says what it must be: an op's argument, an attribute, a dim. Symbolic dim arithmetic
 // (n * 2 + 1, n // 2) follows Python's precedence.
+#include <algorithm>
 #include <cstdlib>
 
 #include "ir/relax/text/literal.h"
@@ -272,6 +273,12 @@ RelaxParser::Value RelaxParser::ParseParenthesized() {
   v.kind = Value::kTuple;
   v.at = open;
   v.items = std::move(items);
+  // An item of a tuple literal, `(x, y)[1]`: the tuple is a Relax expression here.
+  if (Peek().IsOp("[")) {
+    int depth = 1;
+    for (const Value& item : v.items) depth = std::max(depth, item.depth + 1);
+    return ParsePostfix(ExprValue(open, AsTupleExpr(v, "a tuple to index"), depth));
+  }
   return v;
 }
 

@@ -274,6 +274,24 @@ TEST(RelaxParser, NestedCallsAreBoundFirstInnermostFirst) {
   testing::ExpectRoundTrip(m);
 }
 
+TEST(RelaxParser, AnItemOfATupleLiteralIsAProjection) {
+  // The printer writes a projection of a tuple literal as `(x, lv)[1]`, so the parser reads
+  // it back.
+  IRModule m = ParseModule(Module(R"(    @R.function
+    def main(x: R.Tensor((4,), "float32"), y: R.Tensor((4,), "float32")):
+        with R.dataflow():
+            b = R.add(x, (x, R.exp(y))[1])
+            R.output(b)
+        return b
+)"));
+  EXPECT_NO_THROW(CheckWellFormed(m));
+  std::string text = PrintModule(m);
+  EXPECT_NE(text.find("lv1: R.Tensor((4,), dtype=\"float32\") = (x, lv)[1]"), std::string::npos)
+      << text;
+  EXPECT_EQ(BindingLines(m), (std::vector<std::string>{"lv = R.exp(y)", "b = R.add(x, lv1)"}));
+  testing::ExpectRoundTrip(m);
+}
+
 TEST(RelaxParser, FreshNamesAvoidNamesOfTheText) {
   IRModule m = ParseModule(Module(R"(    @R.function
     def main(x: R.Tensor((4,), "float32")):
