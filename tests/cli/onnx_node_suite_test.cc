@@ -89,9 +89,9 @@ TEST(OnnxNodeSuite, SupportedOpsPass) {
       EXPECT_NE(r.status, "pass") << name << " is listed (" << it->second
                                   << ") but passes: remove it from the list";
     } else if (all_supported) {
-      EXPECT_EQ(r.status, "pass") << name << ": " << r.reason << "\n(if this is expected, list it: "
-                                  << name << ": " << r.reason.substr(0, r.reason.find('\n'))
-                                  << ")";
+      EXPECT_EQ(r.status, "pass") << name << ": " << r.reason
+                                  << "\n(if this is expected, list it: " << name << ": "
+                                  << r.reason.substr(0, r.reason.find('\n')) << ")";
     } else {
       EXPECT_EQ(r.status, "unsupported") << name << ": " << r.reason;
     }
