@@ -74,7 +74,8 @@ TEST_F(VectorizeLoopsTest, OddExtentReductionAndDivisionFallBack) {
       For(i, 0, 8, ForKind::kVectorized, BufferStore(b, BufferLoad(a, {FloorDiv(i, 2)}), {i}));
   for (const Stmt& body : {odd, reduce, divide}) {
     PrimFunc f = testing::MakeFunc("f", {a, b, s}, body);
-    const auto* loop = VectorizeLoops(f)->body.as<ForNode>();
+    PrimFunc vectorized = VectorizeLoops(f);
+    const auto* loop = vectorized->body.as<ForNode>();
     ASSERT_NE(loop, nullptr);
     EXPECT_EQ(loop->for_kind, ForKind::kSerial);
     EXPECT_EQ(loop->annotations.count(kPragmaIvdep), 1u);
