@@ -12,6 +12,8 @@ namespace {
 
 using testing::CompareNumerics;
 using testing::MakeMatmul;
+using testing::RandomFuseOfNeighbours;
+using testing::RandomReorder;
 
 void RandomStep(Schedule& sch, RandomEngine& rng) {
   BlockRV c = sch.GetBlock("C");
@@ -27,22 +29,12 @@ void RandomStep(Schedule& sch, RandomEngine& rng) {
       case 1:
         sch.Split(loop, {std::nullopt, rng.UniformInt(2, 5)});
         break;
-      case 2: {
-        if (loops.size() < 2) break;
-        std::vector<LoopRV> order = loops;
-        for (size_t i = order.size(); i > 1; --i) {
-          std::swap(order[i - 1], order[rng.UniformInt(0, static_cast<int64_t>(i))]);
-        }
-        order.resize(rng.UniformInt(2, static_cast<int64_t>(order.size()) + 1));
-        sch.Reorder(order);
+      case 2:
+        RandomReorder(sch, loops, rng);
         break;
-      }
-      case 3: {
-        if (loops.size() < 2) break;
-        size_t at = rng.UniformInt(0, static_cast<int64_t>(loops.size()) - 1);
-        sch.Fuse({loops[at], loops[at + 1]});
+      case 3:
+        RandomFuseOfNeighbours(sch, loops, rng);
         break;
-      }
       case 4:
         sch.Parallel(loop);
         break;

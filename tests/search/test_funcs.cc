@@ -121,4 +121,20 @@ PrimFunc MakeMatmulRelu(int64_t m, int64_t n, int64_t k) {
   return Wrap("main", {a, b, d}, {c}, {MatmulStage(a, b, c, m, n, k), relu});
 }
 
+void RandomReorder(Schedule& sch, const std::vector<LoopRV>& loops, RandomEngine& rng) {
+  if (loops.size() < 2) return;
+  std::vector<LoopRV> order = loops;
+  for (size_t i = order.size(); i > 1; --i) {
+    std::swap(order[i - 1], order[rng.UniformInt(0, static_cast<int64_t>(i))]);
+  }
+  order.resize(rng.UniformInt(2, static_cast<int64_t>(order.size()) + 1));
+  sch.Reorder(order);
+}
+
+void RandomFuseOfNeighbours(Schedule& sch, const std::vector<LoopRV>& loops, RandomEngine& rng) {
+  if (loops.size() < 2) return;
+  size_t at = rng.UniformInt(0, static_cast<int64_t>(loops.size()) - 1);
+  sch.Fuse({loops[at], loops[at + 1]});
+}
+
 }  // namespace kiln::search::testing

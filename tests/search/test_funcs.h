@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "ir/function.h"
+#include "search/schedule/schedule.h"
 
 namespace kiln::search::testing {
 
@@ -35,5 +36,11 @@ std::string ExprText(const ir::Expr& e);
 // every output agrees (or a description of the first difference).
 std::string CompareNumerics(const ir::PrimFunc& original, const ir::PrimFunc& scheduled,
                             uint64_t seed = 7);
+
+// Loop moves the random-schedule tests draw: a random order of a random subset (two or more)
+// of `loops`, and a fuse of two neighbours. Each does nothing with fewer than two loops; an
+// invalid draw throws kiln::Error as the primitive does.
+void RandomReorder(Schedule& sch, const std::vector<LoopRV>& loops, RandomEngine& rng);
+void RandomFuseOfNeighbours(Schedule& sch, const std::vector<LoopRV>& loops, RandomEngine& rng);
 
 }  // namespace kiln::search::testing

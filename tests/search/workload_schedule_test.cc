@@ -22,6 +22,8 @@ namespace {
 using testing::CheckGolden;
 using testing::CompareNumerics;
 using testing::MakeMatmul;
+using testing::RandomFuseOfNeighbours;
+using testing::RandomReorder;
 
 ir::PrimFunc Zoo(const char* name) { return ir::zoo::ZooLookup(name).build(); }
 
@@ -134,22 +136,12 @@ void RandomStep(Schedule& sch, RandomEngine& rng) {
     case 2:
       if (auto loop = any_loop()) sch.Split(*loop, {std::nullopt, rng.UniformInt(2, 6)});
       break;
-    case 3: {
-      if (loops.size() < 2) break;
-      std::vector<LoopRV> order = loops;
-      for (size_t i = order.size(); i > 1; --i) {
-        std::swap(order[i - 1], order[rng.UniformInt(0, static_cast<int64_t>(i))]);
-      }
-      order.resize(rng.UniformInt(2, static_cast<int64_t>(order.size()) + 1));
-      sch.Reorder(order);
+    case 3:
+      RandomReorder(sch, loops, rng);
       break;
-    }
-    case 4: {
-      if (loops.size() < 2) break;
-      size_t at = rng.UniformInt(0, static_cast<int64_t>(loops.size()) - 1);
-      sch.Fuse({loops[at], loops[at + 1]});
+    case 4:
+      RandomFuseOfNeighbours(sch, loops, rng);
       break;
-    }
     case 5:
       if (auto loop = any_loop()) sch.Parallel(*loop);
       break;
