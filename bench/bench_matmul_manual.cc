@@ -62,7 +62,7 @@ struct Options {
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  Check(in.good(), ErrorKind::kIO, "cannot read " + path);
+  KILN_CHECK(in.good(), ErrorKind::kIO, "cannot read " + path);
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
@@ -71,7 +71,7 @@ std::string ReadFile(const std::string& path) {
 void WriteFile(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
-  Check(out.good(), ErrorKind::kIO, "cannot write " + path.string());
+  KILN_CHECK(out.good(), ErrorKind::kIO, "cannot write " + path.string());
 }
 
 double Seconds(std::chrono::steady_clock::time_point since) {
@@ -170,12 +170,12 @@ Kernel BuildKernel(const ir::PrimFunc& workload, const std::string& trace_text,
   // A private cache folder, so that the compile is this candidate's and never a cache hit.
   runtime::BuildOptions build;
   char cache_dir[] = "/tmp/kiln_bench_XXXXXX";
-  Check(mkdtemp(cache_dir) != nullptr, ErrorKind::kIO, "cannot create a temporary folder");
+  KILN_CHECK(mkdtemp(cache_dir) != nullptr, ErrorKind::kIO, "cannot create a temporary folder");
   build.cache_dir = cache_dir;
   double children_before = ChildrenCpuSeconds();
   runtime::BuildResult built = runtime::BuildCSource(source.code, build);
   double compile_cpu_s = ChildrenCpuSeconds() - children_before;
-  Check(built.ok, ErrorKind::kRuntime, "building the kernel failed: " + built.error);
+  KILN_CHECK(built.ok, ErrorKind::kRuntime, "building the kernel failed: " + built.error);
   std::error_code ec;
   if (!dump_dir.empty()) {
     fs::copy_file(built.library_path, fs::path(dump_dir) / "kernel.so",
@@ -225,15 +225,15 @@ Timings TimeContenders(std::vector<Contender>& contenders, const Options& opt) {
 }
 
 int Run(const Options& opt) {
-  Check(opt.size.size() == 3, ErrorKind::kParse, "--size: expected M,N,K");
+  KILN_CHECK(opt.size.size() == 3, ErrorKind::kParse, "--size: expected M,N,K");
   const int64_t m = opt.size[0], n = opt.size[1], k = opt.size[2];
-  Check(m > 0 && n > 0 && k > 0, ErrorKind::kParse, "--size: dimensions must be positive");
-  Check(!opt.threads.empty(), ErrorKind::kParse, "--threads: give at least one count");
-  for (int t : opt.threads) Check(t >= 1, ErrorKind::kParse, "--threads: counts must be >= 1");
-  Check(opt.tiles.empty() || opt.tiles.size() == 2, ErrorKind::kParse, "--tiles: expected R,C");
-  Check(opt.tiles.empty() || opt.trace_file.empty(), ErrorKind::kParse,
+  KILN_CHECK(m > 0 && n > 0 && k > 0, ErrorKind::kParse, "--size: dimensions must be positive");
+  KILN_CHECK(!opt.threads.empty(), ErrorKind::kParse, "--threads: give at least one count");
+  for (int t : opt.threads) KILN_CHECK(t >= 1, ErrorKind::kParse, "--threads: counts must be >= 1");
+  KILN_CHECK(opt.tiles.empty() || opt.tiles.size() == 2, ErrorKind::kParse, "--tiles: expected R,C");
+  KILN_CHECK(opt.tiles.empty() || opt.trace_file.empty(), ErrorKind::kParse,
         "--tiles schedules with the built-in code; it cannot go with --trace");
-  Check(opt.rounds >= 1, ErrorKind::kParse, "--rounds: at least 1");
+  KILN_CHECK(opt.rounds >= 1, ErrorKind::kParse, "--rounds: at least 1");
 
   ir::PrimFunc workload = MatmulWorkload(m, n, k);
   auto [trace_text, trace_source] = TraceText(opt, workload);
@@ -269,9 +269,9 @@ int Run(const Options& opt) {
   double atol = 1e-6 * static_cast<double>(k), rtol = 1e-4;
   ir::TensorComparison vs_blas = ir::CompareTensors(blas_c, kiln_c, rtol, atol);
   ir::TensorComparison dnnl_vs_blas = ir::CompareTensors(blas_c, dnnl_c, rtol, atol);
-  Check(dnnl_vs_blas.ok, ErrorKind::kRuntime,
+  KILN_CHECK(dnnl_vs_blas.ok, ErrorKind::kRuntime,
         "oneDNN disagrees with OpenBLAS: " + dnnl_vs_blas.message);
-  Check(vs_blas.ok, ErrorKind::kRuntime,
+  KILN_CHECK(vs_blas.ok, ErrorKind::kRuntime,
         "Kiln's kernel disagrees with OpenBLAS: " + vs_blas.message);
   bool interpreter_checked = m * n * k <= (int64_t{1} << 21);
   if (interpreter_checked) {
@@ -282,7 +282,7 @@ int Run(const Options& opt) {
     ir::Tolerance tol = ir::DefaultTolerance(f32);
     ir::TensorComparison vs_interp =
         ir::CompareTensors(std::get<ir::HostTensor>(expected[2]), kiln_c, tol.rtol, tol.atol);
-    Check(vs_interp.ok, ErrorKind::kRuntime,
+    KILN_CHECK(vs_interp.ok, ErrorKind::kRuntime,
           "Kiln's kernel disagrees with the reference interpreter: " + vs_interp.message);
   }
 

@@ -75,7 +75,7 @@ std::string CLikeEmitter::DeclareVar(const Var& var) {
 
 std::string CLikeEmitter::NameOf(const VarNode* var) const {
   auto it = names_.find(var);
-  Check(it != names_.end(), ErrorKind::kInvalidIR,
+  KILN_CHECK(it != names_.end(), ErrorKind::kInvalidIR,
         "function " + function_name_ + ": variable " + var->name + " is used but not defined");
   return it->second;
 }
@@ -224,13 +224,13 @@ std::string CLikeEmitter::PrintBroadcast(const BroadcastNode* op) {
 }
 
 std::string CLikeEmitter::PrintLoad(const BufferLoadNode* op) {
-  Check(op->indices.size() == 1, ErrorKind::kInvalidIR,
+  KILN_CHECK(op->indices.size() == 1, ErrorKind::kInvalidIR,
         "function " + function_name_ + ": load of " + op->buffer->name + " is not flattened");
   return NameOf(op->buffer->data) + "[" + PrintExpr(op->indices[0]) + "]";
 }
 
 void CLikeEmitter::EmitStore(const BufferStoreNode* op) {
-  Check(op->indices.size() == 1, ErrorKind::kInvalidIR,
+  KILN_CHECK(op->indices.size() == 1, ErrorKind::kInvalidIR,
         "function " + function_name_ + ": store to " + op->buffer->name + " is not flattened");
   Line() << NameOf(op->buffer->data) << "[" << PrintExpr(op->indices[0])
          << "] = " << PrintExpr(op->value) << ";\n";
@@ -243,7 +243,7 @@ std::string CLikeEmitter::PrintBinary(const char* op, const Expr& e, const Expr&
 }
 
 std::string CLikeEmitter::PrintExpr(const Expr& e) {
-  Check(e.defined(), ErrorKind::kInvalidIR,
+  KILN_CHECK(e.defined(), ErrorKind::kInvalidIR,
         "function " + function_name_ + ": undefined expression");
   switch (e.kind()) {
     case NodeKind::kVar:
@@ -319,9 +319,9 @@ std::string CLikeEmitter::PrintExpr(const Expr& e) {
     case NodeKind::kCall: {
       const auto* op = e.as<CallNode>();
       auto info = LookupIntrinsic(op->op);
-      Check(info.has_value(), ErrorKind::kUnsupported,
+      KILN_CHECK(info.has_value(), ErrorKind::kUnsupported,
             "function " + function_name_ + ": unknown intrinsic " + op->op);
-      Check(static_cast<int>(op->args.size()) == info->num_args, ErrorKind::kInvalidIR,
+      KILN_CHECK(static_cast<int>(op->args.size()) == info->num_args, ErrorKind::kInvalidIR,
             "function " + function_name_ + ": " + op->op + " takes " +
                 std::to_string(info->num_args) + " arguments, got " +
                 std::to_string(op->args.size()));

@@ -24,7 +24,7 @@ KernelSignature SignatureOf(const PrimFunc& f, const std::string& symbol) {
       slot.dtype = (*buffer)->dtype;
     } else {
       DataType t = param.dtype();
-      Check(!t.is_handle() && t.is_scalar(), ErrorKind::kUnsupported,
+      KILN_CHECK(!t.is_handle() && t.is_scalar(), ErrorKind::kUnsupported,
             "function " + f->name + ": parameter " + param.name() + " of type " + t.ToString() +
                 " has no buffer and is not a scalar");
       slot.kind = t.is_float() ? SlotKind::kScalarFloat : SlotKind::kScalarInt;
@@ -55,7 +55,7 @@ KernelSignature SignatureOf(const PrimFunc& f, const std::string& symbol) {
     if ((*buffer)->elem_offset.defined()) meta.push_back((*buffer)->elem_offset);
     for (const Expr& e : meta) {
       ForEachVar(e, [&](const Var& v) {
-        Check(defined.count(v.get()) > 0, ErrorKind::kUnsupported,
+        KILN_CHECK(defined.count(v.get()) > 0, ErrorKind::kUnsupported,
               "function " + f->name + ": variable " + v.name() + " in the shape of buffer " +
                   (*buffer)->name + " is neither a parameter nor a whole dimension of a " +
                   "parameter's buffer, so no kernel argument can carry it");

@@ -23,19 +23,19 @@ Var::Var(std::string name, DataType dtype)
     : Expr(std::make_shared<const VarNode>(std::move(name), dtype)) {}
 
 Var::Var(std::shared_ptr<const ExprNode> ptr) : Expr(std::move(ptr)) {
-  Check(ptr_ == nullptr || ptr_->kind == NodeKind::kVar, ErrorKind::kInternal,
+  KILN_CHECK(ptr_ == nullptr || ptr_->kind == NodeKind::kVar, ErrorKind::kInternal,
         "Var handle made from a non-Var expression");
 }
 
 Expr IntImm(DataType dtype, int64_t value) {
-  Check(dtype.is_integral() && dtype.is_scalar(), ErrorKind::kType,
+  KILN_CHECK(dtype.is_integral() && dtype.is_scalar(), ErrorKind::kType,
         "IntImm needs a scalar integer or bool dtype, got " + dtype.ToString());
   if (dtype.is_bool()) value = value != 0;
   return Expr(std::make_shared<const IntImmNode>(dtype, value));
 }
 
 Expr FloatImm(DataType dtype, double value) {
-  Check(dtype.is_float() && dtype.is_scalar(), ErrorKind::kType,
+  KILN_CHECK(dtype.is_float() && dtype.is_scalar(), ErrorKind::kType,
         "FloatImm needs a scalar float dtype, got " + dtype.ToString());
   return Expr(std::make_shared<const FloatImmNode>(dtype, value));
 }
@@ -60,7 +60,7 @@ bool IsImmediate(const Expr& e) {
 
 // Gives an immediate operand the other operand's dtype; otherwise dtypes must agree.
 void MatchOperandTypes(const char* op, Expr& a, Expr& b) {
-  Check(a.defined() && b.defined(), ErrorKind::kInvalidIR,
+  KILN_CHECK(a.defined() && b.defined(), ErrorKind::kInvalidIR,
         std::string(op) + ": undefined operand");
   if (a.dtype() == b.dtype()) return;
   auto retype = [](const Expr& imm, DataType to) {
@@ -93,7 +93,7 @@ Expr MakeCompare(const char* op, Expr a, Expr b) {
 template <typename NodeT>
 Expr MakeLogic(const char* op, Expr a, Expr b) {
   MatchOperandTypes(op, a, b);
-  Check(a.dtype().is_bool(), ErrorKind::kType,
+  KILN_CHECK(a.dtype().is_bool(), ErrorKind::kType,
         std::string(op) + ": operands must be bool, got " + a.dtype().ToString());
   DataType t = a.dtype();
   return Expr(std::make_shared<const NodeT>(t, std::move(a), std::move(b)));
@@ -124,13 +124,13 @@ Expr And(Expr a, Expr b) { return MakeLogic<AndNode>("And", std::move(a), std::m
 Expr Or(Expr a, Expr b) { return MakeLogic<OrNode>("Or", std::move(a), std::move(b)); }
 
 Expr Not(Expr a) {
-  Check(a.defined() && a.dtype().is_bool(), ErrorKind::kType, "Not: operand must be bool");
+  KILN_CHECK(a.defined() && a.dtype().is_bool(), ErrorKind::kType, "Not: operand must be bool");
   DataType t = a.dtype();
   return Expr(std::make_shared<const NotNode>(t, std::move(a)));
 }
 
 Expr Select(Expr condition, Expr true_value, Expr false_value) {
-  Check(condition.defined() && condition.dtype().is_bool(), ErrorKind::kType,
+  KILN_CHECK(condition.defined() && condition.dtype().is_bool(), ErrorKind::kType,
         "Select: condition must be bool");
   MatchOperandTypes("Select", true_value, false_value);
   DataType t = true_value.dtype();
@@ -139,8 +139,8 @@ Expr Select(Expr condition, Expr true_value, Expr false_value) {
 }
 
 Expr Cast(DataType dtype, Expr value) {
-  Check(value.defined(), ErrorKind::kInvalidIR, "Cast: undefined operand");
-  Check(dtype.lanes() == value.dtype().lanes(), ErrorKind::kType,
+  KILN_CHECK(value.defined(), ErrorKind::kInvalidIR, "Cast: undefined operand");
+  KILN_CHECK(dtype.lanes() == value.dtype().lanes(), ErrorKind::kType,
         "Cast: lanes differ: " + value.dtype().ToString() + " to " + dtype.ToString());
   return Expr(std::make_shared<const CastNode>(dtype, std::move(value)));
 }
@@ -151,21 +151,21 @@ Expr Call(DataType dtype, std::string op, std::vector<Expr> args) {
 
 Expr Ramp(Expr base, Expr stride, int lanes) {
   MatchOperandTypes("Ramp", base, stride);
-  Check(base.dtype().is_scalar() && lanes > 1, ErrorKind::kType,
+  KILN_CHECK(base.dtype().is_scalar() && lanes > 1, ErrorKind::kType,
         "Ramp: needs a scalar base and lanes > 1");
   DataType t = base.dtype().WithLanes(lanes);
   return Expr(std::make_shared<const RampNode>(t, std::move(base), std::move(stride), lanes));
 }
 
 Expr Broadcast(Expr value, int lanes) {
-  Check(value.defined() && value.dtype().is_scalar() && lanes > 1, ErrorKind::kType,
+  KILN_CHECK(value.defined() && value.dtype().is_scalar() && lanes > 1, ErrorKind::kType,
         "Broadcast: needs a scalar value and lanes > 1");
   DataType t = value.dtype().WithLanes(lanes);
   return Expr(std::make_shared<const BroadcastNode>(t, std::move(value), lanes));
 }
 
 Expr Let(Var var, Expr value, Expr body) {
-  Check(var.dtype() == value.dtype(), ErrorKind::kType,
+  KILN_CHECK(var.dtype() == value.dtype(), ErrorKind::kType,
         "Let: " + var.name() + " is " + var.dtype().ToString() + " but its value is " +
             value.dtype().ToString());
   DataType t = body.dtype();

@@ -36,16 +36,16 @@ void Store(uint8_t* base, int64_t i, T v) {
 
 HostTensor::HostTensor(DataType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)), numel_(1) {
-  Check(dtype.lanes() >= 1 && !dtype.is_handle(), ErrorKind::kType,
+  KILN_CHECK(dtype.lanes() >= 1 && !dtype.is_handle(), ErrorKind::kType,
         "HostTensor: no tensor of dtype " + dtype.ToString());
   for (int64_t d : shape_) {
-    Check(d >= 0, ErrorKind::kInvalidIR, "HostTensor: negative dimension " + std::to_string(d));
+    KILN_CHECK(d >= 0, ErrorKind::kInvalidIR, "HostTensor: negative dimension " + std::to_string(d));
     numel_ *= d;
   }
   size_t bytes = std::max<size_t>(nbytes(), 1);
   size_t rounded = (bytes + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, rounded);
-  Check(p != nullptr, ErrorKind::kRuntime, "HostTensor: out of memory for " + Describe());
+  KILN_CHECK(p != nullptr, ErrorKind::kRuntime, "HostTensor: out of memory for " + Describe());
   std::memset(p, 0, rounded);
   data_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
 }

@@ -62,12 +62,12 @@ BufferRegion FullRegion(const Buffer& buffer) {
 
 namespace {
 void CheckIndices(const char* what, const Buffer& buffer, const std::vector<Expr>& indices) {
-  Check(buffer.defined(), ErrorKind::kInvalidIR, std::string(what) + ": undefined buffer");
-  Check(indices.size() == buffer.ndim(), ErrorKind::kInvalidIR,
+  KILN_CHECK(buffer.defined(), ErrorKind::kInvalidIR, std::string(what) + ": undefined buffer");
+  KILN_CHECK(indices.size() == buffer.ndim(), ErrorKind::kInvalidIR,
         std::string(what) + " of " + buffer->name + ": " + std::to_string(indices.size()) +
             " indices for a buffer of " + std::to_string(buffer.ndim()) + " dimensions");
   for (const Expr& index : indices) {
-    Check(index.defined() && index.dtype().is_integral(), ErrorKind::kType,
+    KILN_CHECK(index.defined() && index.dtype().is_integral(), ErrorKind::kType,
           std::string(what) + " of " + buffer->name + ": indices must be integers");
   }
 }
@@ -86,7 +86,7 @@ Expr BufferLoad(Buffer buffer, std::vector<Expr> indices) {
 
 Stmt BufferStore(Buffer buffer, Expr value, std::vector<Expr> indices) {
   CheckIndices("BufferStore", buffer, indices);
-  Check(value.defined() && value.dtype().element_of() == buffer->dtype.element_of(),
+  KILN_CHECK(value.defined() && value.dtype().element_of() == buffer->dtype.element_of(),
         ErrorKind::kType,
         "BufferStore to " + buffer->name + ": value is " +
             (value.defined() ? value.dtype().ToString() : std::string("undefined")) +
@@ -97,7 +97,7 @@ Stmt BufferStore(Buffer buffer, Expr value, std::vector<Expr> indices) {
 
 Stmt For(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag,
          Annotations annotations) {
-  Check(body.defined(), ErrorKind::kInvalidIR, "For " + loop_var.name() + ": undefined body");
+  KILN_CHECK(body.defined(), ErrorKind::kInvalidIR, "For " + loop_var.name() + ": undefined body");
   auto node = std::make_shared<ForNode>();
   node->loop_var = std::move(loop_var);
   node->min = std::move(min);
@@ -124,14 +124,14 @@ Stmt SeqStmt(std::vector<Stmt> seq) {
 }
 
 Stmt IfThenElse(Expr condition, Stmt then_case, Stmt else_case) {
-  Check(condition.defined() && condition.dtype().is_bool(), ErrorKind::kType,
+  KILN_CHECK(condition.defined() && condition.dtype().is_bool(), ErrorKind::kType,
         "IfThenElse: condition must be bool");
   return Stmt(std::make_shared<const IfThenElseNode>(std::move(condition), std::move(then_case),
                                                      std::move(else_case)));
 }
 
 Stmt LetStmt(Var var, Expr value, Stmt body) {
-  Check(var.dtype() == value.dtype(), ErrorKind::kType,
+  KILN_CHECK(var.dtype() == value.dtype(), ErrorKind::kType,
         "LetStmt: " + var.name() + " is " + var.dtype().ToString() + " but its value is " +
             value.dtype().ToString());
   return Stmt(std::make_shared<const LetStmtNode>(std::move(var), std::move(value), std::move(body)));
@@ -148,14 +148,14 @@ Stmt DeclBufferStmt(Buffer buffer, Stmt body) {
 Stmt Evaluate(Expr value) { return Stmt(std::make_shared<const EvaluateNode>(std::move(value))); }
 
 Stmt Block(std::shared_ptr<BlockNode> node) {
-  Check(node->body.defined(), ErrorKind::kInvalidIR, "block " + node->name + ": undefined body");
+  KILN_CHECK(node->body.defined(), ErrorKind::kInvalidIR, "block " + node->name + ": undefined body");
   return Stmt(std::move(node));
 }
 
 Stmt BlockRealize(std::vector<Expr> iter_values, Expr predicate, Stmt block) {
   const auto* b = block.as<BlockNode>();
-  Check(b != nullptr, ErrorKind::kInvalidIR, "BlockRealize: the realized statement is not a block");
-  Check(iter_values.size() == b->iter_vars.size(), ErrorKind::kInvalidIR,
+  KILN_CHECK(b != nullptr, ErrorKind::kInvalidIR, "BlockRealize: the realized statement is not a block");
+  KILN_CHECK(iter_values.size() == b->iter_vars.size(), ErrorKind::kInvalidIR,
         "block " + b->name + ": " + std::to_string(b->iter_vars.size()) + " iter vars but " +
             std::to_string(iter_values.size()) + " bound values");
   auto node = std::make_shared<BlockRealizeNode>();

@@ -94,12 +94,12 @@ CpuMeasurer::CpuMeasurer(MeasureOptions options)
                      options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir},
       references_(ReferenceOptionsFor(options_, build_options_)),
       sandbox_(SandboxOptionsFor(options_)) {
-  Check(DeviceKindOfTarget(options_.target) == "cpu", ErrorKind::kUnsupported,
+  KILN_CHECK(DeviceKindOfTarget(options_.target) == "cpu", ErrorKind::kUnsupported,
         "the CPU measurer cannot run code of target '" + options_.target + "'");
 }
 
 CpuMeasurer::Prepared CpuMeasurer::Prepare(const MeasureCandidate& candidate) {
-  Check(candidate.workload.defined() && candidate.scheduled.defined(), ErrorKind::kInternal,
+  KILN_CHECK(candidate.workload.defined() && candidate.scheduled.defined(), ErrorKind::kInternal,
         "a measure candidate needs both the workload and the scheduled function");
   Prepared p;
   p.details.reference = references_.Get(candidate.workload, candidate.dims, options_.input_seed);
@@ -182,7 +182,7 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p) {
     const ReferenceParam& param = reference.params[i];
     if (param.input.kind != ArgSpec::Kind::kTensorFile) continue;
     auto it = outcome.outputs.find(static_cast<int>(i));
-    Check(it != outcome.outputs.end(), ErrorKind::kInternal,
+    KILN_CHECK(it != outcome.outputs.end(), ErrorKind::kInternal,
           "the sandbox returned no value for parameter " + std::to_string(i));
     auto buffer = candidate.workload->BufferOf(candidate.workload->params[i]);
     names.push_back(buffer ? (*buffer)->name : param.name);

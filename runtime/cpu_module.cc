@@ -19,7 +19,7 @@ std::string LastDlError() {
 
 CpuModule CpuModule::Load(const std::string& path, bool keep_loaded) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | (keep_loaded ? RTLD_NODELETE : 0));
-  Check(handle != nullptr, ErrorKind::kIO, "cannot load " + path + ": " + LastDlError());
+  KILN_CHECK(handle != nullptr, ErrorKind::kIO, "cannot load " + path + ": " + LastDlError());
   return CpuModule(handle, path);
 }
 
@@ -40,10 +40,10 @@ CpuModule::~CpuModule() {
 }
 
 KernelFunction CpuModule::GetKernel(const std::string& symbol) const {
-  Check(handle_ != nullptr, ErrorKind::kInternal, "GetKernel on an unloaded module");
+  KILN_CHECK(handle_ != nullptr, ErrorKind::kInternal, "GetKernel on an unloaded module");
   dlerror();
   void* address = dlsym(handle_, symbol.c_str());
-  Check(address != nullptr, ErrorKind::kIO,
+  KILN_CHECK(address != nullptr, ErrorKind::kIO,
         "no kernel '" + symbol + "' in " + path_ + ": " + LastDlError());
   return reinterpret_cast<KernelFunction>(address);
 }

@@ -16,10 +16,10 @@ namespace kiln::runtime {
 
 std::string ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  Check(in.is_open(), ErrorKind::kIO, "cannot open " + path + ": " + std::strerror(errno));
+  KILN_CHECK(in.is_open(), ErrorKind::kIO, "cannot open " + path + ": " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  Check(!in.bad(), ErrorKind::kIO, "cannot read " + path);
+  KILN_CHECK(!in.bad(), ErrorKind::kIO, "cannot read " + path);
   return text.str();
 }
 
@@ -29,7 +29,7 @@ void WriteFileAtomically(const std::string& path, const std::string& contents) {
     std::ofstream out(tmp, std::ios::binary);
     out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
     out.close();
-    Check(out.good(), ErrorKind::kIO, "cannot write " + tmp);
+    KILN_CHECK(out.good(), ErrorKind::kIO, "cannot write " + tmp);
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);

@@ -21,13 +21,13 @@ std::vector<PackedValue> PackArguments(const codegen::KernelSignature& signature
                                        std::vector<ir::ArgValue>& args) {
   const std::string where = "kernel " + signature.symbol;
   int num_params = NumParams(signature);
-  Check(static_cast<int>(args.size()) == num_params, ErrorKind::kType,
+  KILN_CHECK(static_cast<int>(args.size()) == num_params, ErrorKind::kType,
         where + ": expected " + std::to_string(num_params) + " arguments, got " +
             std::to_string(args.size()));
   std::vector<PackedValue> packed(signature.slots.size());
   for (size_t s = 0; s < signature.slots.size(); ++s) {
     const ArgSlot& slot = signature.slots[s];
-    Check(slot.param_index >= 0, ErrorKind::kType,
+    KILN_CHECK(slot.param_index >= 0, ErrorKind::kType,
           where + ": slot " + std::to_string(s) + " has no parameter index");
     ir::ArgValue& arg = args[slot.param_index];
     std::string param =
@@ -35,30 +35,30 @@ std::vector<PackedValue> PackArguments(const codegen::KernelSignature& signature
     switch (slot.kind) {
       case SlotKind::kBufferData: {
         auto* tensor = std::get_if<ir::HostTensor>(&arg);
-        Check(tensor != nullptr, ErrorKind::kType, param + " expects a tensor");
-        Check(tensor->dtype() == slot.dtype, ErrorKind::kType,
+        KILN_CHECK(tensor != nullptr, ErrorKind::kType, param + " expects a tensor");
+        KILN_CHECK(tensor->dtype() == slot.dtype, ErrorKind::kType,
               param + " expects a " + slot.dtype.ToString() + " tensor, got " + tensor->Describe());
         packed[s].ptr = tensor->data();
         break;
       }
       case SlotKind::kScalarInt: {
         auto* value = std::get_if<int64_t>(&arg);
-        Check(value != nullptr, ErrorKind::kType, param + " expects an integer");
+        KILN_CHECK(value != nullptr, ErrorKind::kType, param + " expects an integer");
         packed[s].i = *value;
         break;
       }
       case SlotKind::kScalarFloat: {
         auto* value = std::get_if<double>(&arg);
-        Check(value != nullptr, ErrorKind::kType, param + " expects a float");
+        KILN_CHECK(value != nullptr, ErrorKind::kType, param + " expects a float");
         packed[s].f = *value;
         break;
       }
       case SlotKind::kShapeVar: {
         auto* tensor = std::get_if<ir::HostTensor>(&arg);
-        Check(tensor != nullptr, ErrorKind::kType,
+        KILN_CHECK(tensor != nullptr, ErrorKind::kType,
               where + ": shape variable " + slot.name + " comes from " + param +
                   ", which is not a tensor");
-        Check(slot.dim >= 0 && slot.dim < static_cast<int>(tensor->shape().size()),
+        KILN_CHECK(slot.dim >= 0 && slot.dim < static_cast<int>(tensor->shape().size()),
               ErrorKind::kType,
               where + ": shape variable " + slot.name + " is dimension " +
                   std::to_string(slot.dim) + " of " + param + ", a " + tensor->Describe());
@@ -73,7 +73,7 @@ std::vector<PackedValue> PackArguments(const codegen::KernelSignature& signature
 void CallKernel(KernelFunction kernel, const codegen::KernelSignature& signature,
                 const std::vector<PackedValue>& packed) {
   int32_t code = kernel(packed.data(), static_cast<int32_t>(packed.size()));
-  Check(code == 0, ErrorKind::kRuntime,
+  KILN_CHECK(code == 0, ErrorKind::kRuntime,
         "kernel " + signature.symbol + " returned code " + std::to_string(code));
 }
 

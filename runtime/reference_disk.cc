@@ -46,11 +46,11 @@ void SaveReference(const Reference& reference, const std::string& directory) {
   fs::path final_dir(directory);
   std::error_code ec;
   fs::create_directories(final_dir.parent_path(), ec);
-  Check(!ec, ErrorKind::kIO,
+  KILN_CHECK(!ec, ErrorKind::kIO,
         "cannot create " + final_dir.parent_path().string() + ": " + ec.message());
   fs::path tmp = final_dir.string() + ".tmp-" + UniqueSuffix();
   fs::create_directory(tmp, ec);
-  Check(!ec, ErrorKind::kIO, "cannot create " + tmp.string() + ": " + ec.message());
+  KILN_CHECK(!ec, ErrorKind::kIO, "cannot create " + tmp.string() + ": " + ec.message());
   try {
     json params = json::array();
     for (size_t i = 0; i < reference.params.size(); ++i) {
@@ -88,7 +88,7 @@ void SaveReference(const Reference& reference, const std::string& directory) {
     bool exists = fs::exists(final_dir / "meta.json");
     std::string reason = ec.message();
     fs::remove_all(tmp, ec);
-    Check(exists, ErrorKind::kIO,
+    KILN_CHECK(exists, ErrorKind::kIO,
           "cannot move the reference into " + final_dir.string() + ": " + reason);
   }
 }

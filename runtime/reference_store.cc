@@ -182,7 +182,7 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
   } else if (*cost <= options_.interpreter_budget) {
     interpret_all(CostText(*cost));
   } else if (!window) {
-    Check(*cost <= options_.interpreter_limit, ErrorKind::kUnsupported,
+    KILN_CHECK(*cost <= options_.interpreter_limit, ErrorKind::kUnsupported,
           where + ": the reference interpreter would run " + CostText(*cost) + " (limit " +
               CostText(options_.interpreter_limit) +
               ") and no output of it can be checked on a window (no output written by a single "
@@ -190,7 +190,7 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
     KILN_LOG_WARN("{}: no output window; interpreting all {} once", where, CostText(*cost));
     interpret_all(CostText(*cost) + ", no window possible");
   } else {
-    Check(window->cost <= options_.interpreter_limit, ErrorKind::kUnsupported,
+    KILN_CHECK(window->cost <= options_.interpreter_limit, ErrorKind::kUnsupported,
           where + ": even the narrowest output window (" + window->description + ") needs " +
               CostText(window->cost) + " of the reference interpreter (limit " +
               CostText(options_.interpreter_limit) + ")");
@@ -203,7 +203,7 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
       throw Error(e.kind(), where + ": cannot generate the trusted reference build: " + e.what());
     }
     BuildResult built = BuildCSource(kernel.source.code, options_.build);
-    Check(built.ok, ErrorKind::kRuntime,
+    KILN_CHECK(built.ok, ErrorKind::kRuntime,
           where + ": the trusted reference build failed: " + built.error);
     SandboxOptions sandbox;
     sandbox.sandbox_path = options_.sandbox_path;
@@ -216,7 +216,7 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
     request.signature = kernel.source.signature;
     for (const ReferenceParam& p : reference.params) request.args.push_back(p.input);
     SandboxOutcome run = SandboxClient(sandbox).Run(std::move(request));
-    Check(run.measure.ok(), ErrorKind::kRuntime,
+    KILN_CHECK(run.measure.ok(), ErrorKind::kRuntime,
           where + ": the trusted reference build " +
               std::string(MeasureErrorKindName(run.measure.error_kind)) + ": " +
               run.measure.message);
@@ -227,12 +227,12 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
     for (const ParamRegion& region : window->regions) {
       const auto& interpreted = std::get<ir::HostTensor>(args[region.param_index]);
       auto it = run.outputs.find(region.param_index);
-      Check(it != run.outputs.end(), ErrorKind::kInternal,
+      KILN_CHECK(it != run.outputs.end(), ErrorKind::kInternal,
             where + ": the trusted build returned no value for " + region.name);
       ir::HostTensor want = ExtractRegion(interpreted, region.ranges);
       CheckOutputs({want}, {ExtractRegion(it->second, region.ranges)}, check, std::nullopt,
                    {DescribeRegion(region)});
-      Check(check.ok(), ErrorKind::kInternal,
+      KILN_CHECK(check.ok(), ErrorKind::kInternal,
             where +
                 ": the plain C build of the unscheduled workload disagrees with the "
                 "reference interpreter on " +
@@ -242,12 +242,12 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
       ReferenceParam& p = reference.params[i];
       if (p.input.kind != ArgSpec::Kind::kTensor) continue;
       auto it = run.outputs.find(static_cast<int>(i));
-      Check(it != run.outputs.end(), ErrorKind::kInternal,
+      KILN_CHECK(it != run.outputs.end(), ErrorKind::kInternal,
             where + ": the trusted build returned no value for " + p.name);
       if (!p.written) {
         // An input must come back unchanged.
         CheckOutputs({p.input.tensor}, {it->second}, check, ir::Tolerance{0, 0}, {p.name});
-        Check(check.ok(), ErrorKind::kInternal,
+        KILN_CHECK(check.ok(), ErrorKind::kInternal,
               where + ": the trusted build changed its input: " + check.message);
       }
       p.expected = p.written ? it->second : p.input.tensor;

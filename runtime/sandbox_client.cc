@@ -29,7 +29,7 @@ class TempDir {
   explicit TempDir(bool keep) : keep_(keep) {
     const char* base = std::getenv("TMPDIR");
     std::string pattern = std::string(base && *base ? base : "/tmp") + "/kiln-sandbox-XXXXXX";
-    Check(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO,
+    KILN_CHECK(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO,
           "cannot create a temporary directory from " + pattern);
     path_ = pattern;
   }
@@ -75,7 +75,7 @@ bool IsExecutable(const fs::path& path) {
 std::string FindSandboxExecutable(const std::string& compiled_in) {
   std::string looked;
   if (const char* env = std::getenv("KILN_SANDBOX"); env && *env) {
-    Check(IsExecutable(env), ErrorKind::kIO,
+    KILN_CHECK(IsExecutable(env), ErrorKind::kIO,
           std::string("KILN_SANDBOX names ") + env + ", which is not an executable file");
     return env;
   }
@@ -101,7 +101,7 @@ std::string FindSandboxExecutable(const std::string& compiled_in) {
 
 SandboxClient::SandboxClient(SandboxOptions options) : options_(std::move(options)) {
   if (options_.sandbox_path.empty()) options_.sandbox_path = FindSandboxExecutable();
-  Check(options_.time_limit_s > 0, ErrorKind::kParse,
+  KILN_CHECK(options_.time_limit_s > 0, ErrorKind::kParse,
         "sandbox time limit must be positive, got " + std::to_string(options_.time_limit_s));
 }
 
@@ -160,7 +160,7 @@ SandboxOutcome SandboxClient::Run(SandboxRequest request) const {
     return outcome;
   }
   std::error_code ec;
-  Check(fs::exists(result_path, ec), ErrorKind::kIO,
+  KILN_CHECK(fs::exists(result_path, ec), ErrorKind::kIO,
         "sandbox " + what + " exited normally but wrote no result file " + result_path);
   SandboxResult result = ResultFromJson(ReadWholeFile(result_path), result_path);
   m.error_kind = result.error_kind;
@@ -174,9 +174,9 @@ SandboxOutcome SandboxClient::Run(SandboxRequest request) const {
   for (const TensorFileRef& out : result.outputs) {
     // Only files the sandbox was told to write are read back.
     fs::path path = fs::weakly_canonical(out.path, ec);
-    Check(!ec && path.parent_path() == fs::weakly_canonical(out_dir), ErrorKind::kParse,
+    KILN_CHECK(!ec && path.parent_path() == fs::weakly_canonical(out_dir), ErrorKind::kParse,
           result_path + ": output file " + out.path + " is outside " + out_dir.string());
-    Check(out.param_index < static_cast<int>(request.args.size()), ErrorKind::kParse,
+    KILN_CHECK(out.param_index < static_cast<int>(request.args.size()), ErrorKind::kParse,
           result_path + ": output for parameter " + std::to_string(out.param_index) +
               ", which the request does not have");
     outcome.outputs[out.param_index] = ReadTensorFile(path.string(), out.dtype, out.shape);

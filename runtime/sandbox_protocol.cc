@@ -440,22 +440,22 @@ void WriteTensorFile(const ir::HostTensor& tensor, const std::string& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(static_cast<const char*>(tensor.data()), static_cast<std::streamsize>(tensor.nbytes()));
   out.close();
-  Check(out.good(), ErrorKind::kIO, "cannot write tensor file " + path);
+  KILN_CHECK(out.good(), ErrorKind::kIO, "cannot write tensor file " + path);
 }
 
 ir::HostTensor ReadTensorFile(const std::string& path, ir::DataType dtype,
                               const std::vector<int64_t>& shape) {
   ir::HostTensor tensor(dtype, shape);
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  Check(in.is_open(), ErrorKind::kIO,
+  KILN_CHECK(in.is_open(), ErrorKind::kIO,
         "cannot open tensor file " + path + ": " + std::strerror(errno));
   std::streamoff size = in.tellg();
-  Check(size == static_cast<std::streamoff>(tensor.nbytes()), ErrorKind::kIO,
+  KILN_CHECK(size == static_cast<std::streamoff>(tensor.nbytes()), ErrorKind::kIO,
         "tensor file " + path + " holds " + std::to_string(size) + " bytes; a " +
             tensor.Describe() + " needs " + std::to_string(tensor.nbytes()));
   in.seekg(0);
   in.read(static_cast<char*>(tensor.data()), static_cast<std::streamsize>(tensor.nbytes()));
-  Check(in.good() || tensor.nbytes() == 0, ErrorKind::kIO, "cannot read tensor file " + path);
+  KILN_CHECK(in.good() || tensor.nbytes() == 0, ErrorKind::kIO, "cannot read tensor file " + path);
   return tensor;
 }
 

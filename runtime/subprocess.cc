@@ -127,7 +127,7 @@ std::string ProcessResult::Describe() const {
 }
 
 ProcessResult RunProcess(const ProcessOptions& options) {
-  Check(!options.argv.empty(), ErrorKind::kInternal, "RunProcess: empty argv");
+  KILN_CHECK(!options.argv.empty(), ErrorKind::kInternal, "RunProcess: empty argv");
   std::vector<std::string> argv_strings = options.argv;
   std::vector<std::string> env_strings = MergedEnvironment(options.extra_env);
   std::vector<char*> argv = CStrings(argv_strings);
@@ -136,7 +136,7 @@ ProcessResult RunProcess(const ProcessOptions& options) {
   Fd output;
   if (options.capture_output) {
     output.fd = memfd_create("kiln-process-output", MFD_CLOEXEC);
-    Check(output.fd >= 0, ErrorKind::kIO,
+    KILN_CHECK(output.fd >= 0, ErrorKind::kIO,
           std::string("memfd_create for process output: ") + std::strerror(errno));
   }
 
@@ -168,7 +168,7 @@ ProcessResult RunProcess(const ProcessOptions& options) {
   int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  Check(rc == 0, ErrorKind::kIO, "cannot start '" + options.argv[0] + "': " + std::strerror(rc));
+  KILN_CHECK(rc == 0, ErrorKind::kIO, "cannot start '" + options.argv[0] + "': " + std::strerror(rc));
 
   ProcessResult result;
   result.pid = pid;

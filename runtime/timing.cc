@@ -57,7 +57,7 @@ BatchTimer HostBatchTimer(std::function<void()> run) {
 
 TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
                         const std::function<void()>& flush) {
-  Check(config.number >= 1 && config.repeat >= 1 && config.warmup >= 0 &&
+  KILN_CHECK(config.number >= 1 && config.repeat >= 1 && config.warmup >= 0 &&
             config.min_repeat_ms >= 0 && std::isfinite(config.min_repeat_ms),
         ErrorKind::kParse,
         "timing config: need number >= 1, repeat >= 1, warmup >= 0, min_repeat_ms >= 0; got "
@@ -84,7 +84,7 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
       do_flush();
       seconds = timer(result.number);
       ++result.batches;
-      Check(std::isfinite(seconds) && seconds >= 0, ErrorKind::kRuntime,
+      KILN_CHECK(std::isfinite(seconds) && seconds >= 0, ErrorKind::kRuntime,
             "timer reported " + std::to_string(seconds) + " s for " +
                 std::to_string(result.number) + " runs");
       if (seconds >= min_seconds || result.number >= kMaxNumber) break;

@@ -31,9 +31,14 @@ class Error : public std::runtime_error {
   ErrorKind kind_;
 };
 
-// Throws kiln::Error(kind, message) when `condition` is false.
-inline void Check(bool condition, ErrorKind kind, const std::string& message) {
-  if (!condition) throw Error(kind, message);
-}
-
 }  // namespace kiln
+
+// Throws kiln::Error(kind, message) when `condition` is false. The message expression is
+// evaluated only then: the search rejects thousands of draws a minute, and a passing check
+// must not pay for formatting its message.
+#define KILN_CHECK(condition, kind, ...)                         \
+  do {                                                           \
+    if (!(condition)) [[unlikely]] {                             \
+      throw ::kiln::Error((kind), std::string(__VA_ARGS__));     \
+    }                                                            \
+  } while (false)

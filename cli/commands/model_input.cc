@@ -18,7 +18,7 @@ ModelInput LoadModel(const std::string& path, const std::map<std::string, int64_
     return {ir::frontend::onnx::ImportOnnx(path, options), "onnx"};
   }
   if (extension == ".relax" || extension == ".py") {
-    Check(dims.empty(), ErrorKind::kUnsupported,
+    KILN_CHECK(dims.empty(), ErrorKind::kUnsupported,
           path + ": --dim binds ONNX dim_params; a Relax module keeps its symbolic dims");
     return {ir::relax::ParseModule(ReadFile(path), path), "relax"};
   }

@@ -81,7 +81,7 @@ std::map<std::string, HostTensor> ReadInputs(const fs::path& data_set,
   for (size_t i = 0; i < files.size(); ++i) {
     onnx::NamedTensor t = onnx::ReadTensorProtoFile(files[i].string());
     std::string name = !t.name.empty() ? t.name : i < graph_inputs.size() ? graph_inputs[i] : "";
-    Check(!name.empty(), ErrorKind::kParse,
+    KILN_CHECK(!name.empty(), ErrorKind::kParse,
           files[i].string() + ": unnamed tensor beyond the model's graph inputs");
     inputs[name] = t.value;
   }
@@ -116,14 +116,14 @@ onnx::OnnxImportResult ImportFor(const fs::path& model_path, const onnx::OnnxImp
 // Fills `result`; kiln::Errors escape to the caller, which classifies them.
 void RunAll(const fs::path& dir, const OnnxTestOptions& options, OnnxTestResult& result) {
   fs::path model_path = dir / "model.onnx";
-  Check(fs::exists(model_path), ErrorKind::kIO, dir.string() + ": no model.onnx");
+  KILN_CHECK(fs::exists(model_path), ErrorKind::kIO, dir.string() + ": no model.onnx");
   onnx::OnnxImportResult plain = onnx::TryImportOnnx(model_path.string());
   for (const auto& [op_type, count] : plain.op_counts) result.op_types.push_back(op_type);
   bool rebind = !plain.inputs_needed_at_import.empty() || !plain.inputs_shaping_at_run_time.empty();
   if (!plain.ok() && (!rebind || !plain.errors.empty())) throw plain.ToError();
 
   std::vector<fs::path> data_sets = DataSets(dir);
-  Check(!data_sets.empty(), ErrorKind::kIO, dir.string() + ": no test_data_set_N folder");
+  KILN_CHECK(!data_sets.empty(), ErrorKind::kIO, dir.string() + ": no test_data_set_N folder");
   std::optional<ir::relax::IRModule> prepared;  // shared by the data sets unless rebinding
   for (const fs::path& data_set : data_sets) {
     std::string where = data_set.filename().string() + ": ";
@@ -135,11 +135,11 @@ void RunAll(const fs::path& dir, const OnnxTestOptions& options, OnnxTestResult&
                               : ir::relax::transform::LegalizeOps(*imported.module);
     }
     const ir::relax::Function* main = prepared->LookupFunction("main");
-    Check(main != nullptr, ErrorKind::kInternal, "the imported module has no main");
+    KILN_CHECK(main != nullptr, ErrorKind::kInternal, "the imported module has no main");
     std::vector<Value> args;
     for (size_t i = 0; i < imported.param_names.size(); ++i) {
       auto it = inputs.find(imported.param_names[i]);
-      Check(it != inputs.end(), ErrorKind::kParse,
+      KILN_CHECK(it != inputs.end(), ErrorKind::kParse,
             where + "no input for graph input '" + imported.param_names[i] + "'");
       const auto* sinfo = (*main)->params.at(i).struct_info().as<ir::relax::TensorStructInfoNode>();
       args.push_back(Value::Tensor(sinfo ? AsDtype(it->second, sinfo->dtype) : it->second));

@@ -83,7 +83,7 @@ Command RegisterTasksCommand(CLI::App& parent) {
             std::cout << ir::PrintPrimFunc(task.func) << "\n";
             found = true;
           }
-          Check(found, ErrorKind::kParse, "--show " + name + ": the model has no such task");
+          KILN_CHECK(found, ErrorKind::kParse, "--show " + name + ": the model has no such task");
         }
         if (options->json) {
           nlohmann::json out = {{"model", options->model},   {"format", input.format},

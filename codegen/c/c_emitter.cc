@@ -124,7 +124,7 @@ class CEmitter : public CLikeEmitter {
 
   EmittedSource Run(const PrimFunc& f, const std::string& symbol) {
     function_name_ = f->name;
-    Check(IsCIdentifier(symbol), ErrorKind::kInvalidIR,
+    KILN_CHECK(IsCIdentifier(symbol), ErrorKind::kInvalidIR,
           "function " + f->name + ": kernel symbol '" + symbol + "' is not a C identifier");
     ReserveName(symbol);
     EmittedSource result;
@@ -265,7 +265,7 @@ class CEmitter : public CLikeEmitter {
     DataType t = op->dtype;
     DataType at = op->args[0].dtype();
     const std::string& name = op->op;
-    Check(t.is_scalar() && at.is_scalar(), ErrorKind::kUnsupported,
+    KILN_CHECK(t.is_scalar() && at.is_scalar(), ErrorKind::kUnsupported,
           "function " + function_name_ + ": " + name + " on vectors");
     if (name == "isnan" || name == "isinf" || name == "isfinite") {
       return "(" + name + "(" + args[0] + ") != 0)";
@@ -275,7 +275,7 @@ class CEmitter : public CLikeEmitter {
       if (at.bits() == 64) return "llabs(" + args[0] + ")";
       return FinishArith(t, "abs(" + args[0] + ")");
     }
-    Check(at.is_float() && t.is_float(), ErrorKind::kType,
+    KILN_CHECK(at.is_float() && t.is_float(), ErrorKind::kType,
           "function " + function_name_ + ": " + name + " of " + at.ToString());
     bool dbl = t.bits() == 64;
     std::string suffix = dbl ? "" : "f";
@@ -376,13 +376,13 @@ class CEmitter : public CLikeEmitter {
   }
 
   std::string PrintLoad(const BufferLoadNode* op) override {
-    Check(op->indices.size() == 1, ErrorKind::kInvalidIR,
+    KILN_CHECK(op->indices.size() == 1, ErrorKind::kInvalidIR,
           "function " + function_name_ + ": load of " + op->buffer->name + " is not flattened");
     std::string name = NameOf(op->buffer->data);
     DataType elem = op->buffer->dtype;
     if (op->dtype.is_vector()) {
       const auto* ramp = op->indices[0].as<RampNode>();
-      Check(ramp != nullptr && elem.is_scalar() && !Is16BitFloat(elem), ErrorKind::kUnsupported,
+      KILN_CHECK(ramp != nullptr && elem.is_scalar() && !Is16BitFloat(elem), ErrorKind::kUnsupported,
             "function " + function_name_ + ": vector load of " + op->buffer->name +
                 " that is not a contiguous or strided " + elem.ToString() + " access");
       std::string ptr = "(" + name + " + " + PrintExpr(ramp->base) + ")";
@@ -400,14 +400,14 @@ class CEmitter : public CLikeEmitter {
   }
 
   void EmitStore(const BufferStoreNode* op) override {
-    Check(op->indices.size() == 1, ErrorKind::kInvalidIR,
+    KILN_CHECK(op->indices.size() == 1, ErrorKind::kInvalidIR,
           "function " + function_name_ + ": store to " + op->buffer->name + " is not flattened");
     std::string name = NameOf(op->buffer->data);
     DataType elem = op->buffer->dtype;
     std::string value = PrintExpr(op->value);
     if (op->value.dtype().is_vector()) {
       const auto* ramp = op->indices[0].as<RampNode>();
-      Check(ramp != nullptr && elem.is_scalar() && !Is16BitFloat(elem), ErrorKind::kUnsupported,
+      KILN_CHECK(ramp != nullptr && elem.is_scalar() && !Is16BitFloat(elem), ErrorKind::kUnsupported,
             "function " + function_name_ + ": vector store to " + op->buffer->name +
                 " that is not a contiguous or strided " + elem.ToString() + " access");
       std::string ptr = "(" + name + " + " + PrintExpr(ramp->base) + ")";
@@ -495,7 +495,7 @@ class CEmitter : public CLikeEmitter {
   }
 
   std::string VectorType(DataType t) {
-    Check(!t.is_bool() && !Is16BitFloat(t) && !t.is_handle() && (t.lanes() & (t.lanes() - 1)) == 0,
+    KILN_CHECK(!t.is_bool() && !Is16BitFloat(t) && !t.is_handle() && (t.lanes() & (t.lanes() - 1)) == 0,
           ErrorKind::kUnsupported,
           "function " + function_name_ + ": no C vector type for " + t.ToString());
     std::string name = "kiln_" + t.ToString();

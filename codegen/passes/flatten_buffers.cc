@@ -75,7 +75,7 @@ class Flattener : public IRMutator {
     DataType index_type = AnyInt64(all) ? DataType::Int(64) : DataType::Int(32);
     int lanes = 1;
     for (const Expr& index : indices) lanes = std::max(lanes, index.dtype().lanes());
-    Check(lanes == 1, ErrorKind::kUnsupported,
+    KILN_CHECK(lanes == 1, ErrorKind::kUnsupported,
           "FlattenBuffers: vector index into " + buffer->name + " before flattening");
     Expr flat;
     if (buffer->strides.empty()) {
@@ -85,7 +85,7 @@ class Flattener : public IRMutator {
         flat = k == 0 ? index : FoldAdd(FoldMul(flat, CastTo(index_type, buffer->shape[k])), index);
       }
     } else {
-      Check(buffer->strides.size() == indices.size(), ErrorKind::kInvalidIR,
+      KILN_CHECK(buffer->strides.size() == indices.size(), ErrorKind::kInvalidIR,
             "FlattenBuffers: buffer " + buffer->name + " has " +
                 std::to_string(buffer->strides.size()) + " strides for " +
                 std::to_string(indices.size()) + " dimensions");

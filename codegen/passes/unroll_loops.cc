@@ -21,7 +21,7 @@ int64_t AnnotationInt(const Annotations& annotations, const char* key, int64_t f
   auto it = annotations.find(key);
   if (it == annotations.end()) return fallback;
   auto v = AsConstInt(it->second);
-  Check(v.has_value(), ErrorKind::kInvalidIR,
+  KILN_CHECK(v.has_value(), ErrorKind::kInvalidIR,
         std::string("UnrollLoops: annotation ") + key + " must be an integer");
   return *v;
 }

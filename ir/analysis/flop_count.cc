@@ -80,12 +80,12 @@ double EstimateFlops(const PrimFunc& f, const std::map<std::string, int64_t>& di
   arith::Analyzer analyzer;
   for (const Var& var : collector.vars) {
     auto it = dims.find(var.name());
-    Check(it != dims.end(), ErrorKind::kInvalidIR,
+    KILN_CHECK(it != dims.end(), ErrorKind::kInvalidIR,
           f->name + ": no value given for shape variable '" + var.name() + "'");
     analyzer.Bind(var, IntImm(var.dtype(), it->second));
   }
   auto constant = AsConstInt(analyzer.Simplify(flops));
-  Check(constant.has_value(), ErrorKind::kInternal,
+  KILN_CHECK(constant.has_value(), ErrorKind::kInternal,
         f->name + ": the FLOP count did not fold to a constant with every variable bound");
   return static_cast<double>(*constant);
 }

@@ -17,23 +17,23 @@ Analyzer::Analyzer() : impl_(std::make_unique<Impl>()) {}
 Analyzer::~Analyzer() = default;
 
 void Analyzer::Bind(const Var& var, const Range& range) {
-  Check(var.defined() && range.min.defined() && range.extent.defined(), ErrorKind::kInvalidIR,
+  KILN_CHECK(var.defined() && range.min.defined() && range.extent.defined(), ErrorKind::kInvalidIR,
         "Analyzer::Bind: undefined variable or range");
   impl_->facts.values.erase(var.get());
   impl_->facts.ranges[var.get()] = {var, range};
 }
 
 void Analyzer::Bind(const Var& var, const Expr& value) {
-  Check(var.defined() && value.defined(), ErrorKind::kInvalidIR,
+  KILN_CHECK(var.defined() && value.defined(), ErrorKind::kInvalidIR,
         "Analyzer::Bind: undefined variable or value");
-  Check(!UsesVar(value, var.get()), ErrorKind::kInvalidIR,
+  KILN_CHECK(!UsesVar(value, var.get()), ErrorKind::kInvalidIR,
         "Analyzer::Bind: the value bound to " + var.name() + " mentions it");
   impl_->facts.ranges.erase(var.get());
   impl_->facts.values[var.get()] = {var, value};
 }
 
 void Analyzer::EnterConstraint(const Expr& condition) {
-  Check(condition.defined() && condition.dtype().is_bool(), ErrorKind::kInvalidIR,
+  KILN_CHECK(condition.defined() && condition.dtype().is_bool(), ErrorKind::kInvalidIR,
         "Analyzer::EnterConstraint: the condition must be a bool expression");
   Expr simplified = Simplify(condition);
   impl_->facts.constraint_marks.push_back(impl_->facts.constraints.size());
@@ -51,7 +51,7 @@ void Analyzer::EnterConstraint(const Expr& condition) {
 }
 
 void Analyzer::ExitConstraint() {
-  Check(!impl_->facts.constraint_marks.empty(), ErrorKind::kInternal,
+  KILN_CHECK(!impl_->facts.constraint_marks.empty(), ErrorKind::kInternal,
         "Analyzer::ExitConstraint without a matching EnterConstraint");
   impl_->facts.constraints.resize(impl_->facts.constraint_marks.back());
   impl_->facts.constraint_marks.pop_back();

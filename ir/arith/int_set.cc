@@ -186,7 +186,7 @@ IntervalSet IntervalSet::FromRange(const Range& r) {
 }
 
 Range IntervalSet::ToRange() const {
-  Check(min.defined() && max.defined(), ErrorKind::kInvalidIR,
+  KILN_CHECK(min.defined() && max.defined(), ErrorKind::kInvalidIR,
         "IntervalSet::ToRange: the interval is unbounded");
   if (is_single_point()) return Range{min, MakeIntConst(min.dtype(), 1)};
   Analyzer analyzer;

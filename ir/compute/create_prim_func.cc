@@ -53,15 +53,15 @@ class Lowering {
       param_shapes.insert(param_shapes.end(), arg.shape().begin(), arg.shape().end());
     }
     for (const Var& v : VarsOf(param_shapes)) {
-      Check(v.dtype().is_int(), ErrorKind::kType,
+      KILN_CHECK(v.dtype().is_int(), ErrorKind::kType,
             what_ + ": shape variable " + v.name() + " is not an integer");
       shape_vars_.insert(v.get());
     }
     std::unordered_set<const VarNode*> scalar_set;
     for (const Var& v : scalars_) {
-      Check(v.defined() && v.dtype().is_scalar() && !v.dtype().is_handle() && !v.dtype().is_void(),
+      KILN_CHECK(v.defined() && v.dtype().is_scalar() && !v.dtype().is_handle() && !v.dtype().is_void(),
             ErrorKind::kType, what_ + ": a scalar parameter is not a scalar variable");
-      Check(scalar_set.insert(v.get()).second, ErrorKind::kInvalidIR,
+      KILN_CHECK(scalar_set.insert(v.get()).second, ErrorKind::kInvalidIR,
             what_ + ": scalar parameter " + v.name() + " is passed twice");
       params.push_back(v);
       shape_vars_.insert(v.get());
@@ -76,7 +76,7 @@ class Lowering {
       }
       nests.push_back(LowerStage(stage));
     }
-    Check(!nests.empty(), ErrorKind::kInvalidIR,
+    KILN_CHECK(!nests.empty(), ErrorKind::kInvalidIR,
           what_ + ": no argument is a compute stage, so there is nothing to compute");
 
     auto root = std::make_shared<BlockNode>();
@@ -93,11 +93,11 @@ class Lowering {
   bool IsArg(const Tensor& t) const { return arg_set_.count(t.get()) != 0; }
 
   void CheckArgs() {
-    Check(!name_.empty(), ErrorKind::kInvalidIR, "CreatePrimFunc: empty function name");
+    KILN_CHECK(!name_.empty(), ErrorKind::kInvalidIR, "CreatePrimFunc: empty function name");
     for (size_t i = 0; i < args_.size(); ++i) {
-      Check(args_[i].defined(), ErrorKind::kInvalidIR,
+      KILN_CHECK(args_[i].defined(), ErrorKind::kInvalidIR,
             what_ + ": argument " + std::to_string(i) + " is undefined");
-      Check(arg_set_.insert(args_[i].get()).second, ErrorKind::kInvalidIR,
+      KILN_CHECK(arg_set_.insert(args_[i].get()).second, ErrorKind::kInvalidIR,
             what_ + ": tensor " + args_[i].name() + " is passed twice");
     }
   }
@@ -105,14 +105,14 @@ class Lowering {
   // Post-order depth-first walk: every stage comes after the stages it loads.
   void Visit(const Tensor& t, const Tensor* user) {
     if (t.is_placeholder()) {
-      Check(IsArg(t), ErrorKind::kInvalidIR,
+      KILN_CHECK(IsArg(t), ErrorKind::kInvalidIR,
             what_ + ": stage " + (user ? user->name() : std::string("?")) + " loads placeholder " +
                 t.name() + ", which is not an argument");
       return;
     }
     auto it = visited_.find(t.get());
     if (it != visited_.end()) {
-      Check(it->second, ErrorKind::kInvalidIR,
+      KILN_CHECK(it->second, ErrorKind::kInvalidIR,
             what_ + ": stage " + t.name() + " depends on itself (a cycle)");
       return;
     }
@@ -126,7 +126,7 @@ class Lowering {
     std::unordered_map<std::string, const TensorNode*> names;
     auto check = [&](const Tensor& t) {
       auto [it, inserted] = names.emplace(t.name(), t.get());
-      Check(inserted || it->second == t.get(), ErrorKind::kInvalidIR,
+      KILN_CHECK(inserted || it->second == t.get(), ErrorKind::kInvalidIR,
             what_ + ": two tensors are named " + t.name());
     };
     for (const Tensor& t : args_) check(t);

@@ -42,22 +42,22 @@ std::optional<ReduceKind> KindOfOp(std::string_view op) {
 
 Expr MakeReducer(ReduceKind kind, Expr source, std::vector<IterVar> axes, Expr where) {
   const std::string what = ReduceKindName(kind);
-  Check(source.defined(), ErrorKind::kInvalidIR, what + ": undefined source");
+  KILN_CHECK(source.defined(), ErrorKind::kInvalidIR, what + ": undefined source");
   DataType dtype = source.dtype();
-  Check(dtype.is_scalar() &&
+  KILN_CHECK(dtype.is_scalar() &&
             (dtype.is_float() || dtype.is_int() || dtype.is_uint() ||
              (dtype.is_bool() && (kind == ReduceKind::kMax || kind == ReduceKind::kMin))),
         ErrorKind::kType, what + ": cannot reduce values of dtype " + dtype.ToString());
-  Check(!axes.empty(), ErrorKind::kInvalidIR, what + ": no reduce axes");
-  Check(!where.defined() || (where.dtype().is_bool() && where.dtype().is_scalar()),
+  KILN_CHECK(!axes.empty(), ErrorKind::kInvalidIR, what + ": no reduce axes");
+  KILN_CHECK(!where.defined() || (where.dtype().is_bool() && where.dtype().is_scalar()),
         ErrorKind::kType, what + ": the condition is not a scalar bool");
   std::vector<Expr> args = {std::move(source), where.defined() ? std::move(where) : BoolImm(true)};
   for (size_t a = 0; a < axes.size(); ++a) {
     const IterVar& axis = axes[a];
-    Check(axis.var.defined() && axis.kind == IterKind::kReduce, ErrorKind::kInvalidIR,
+    KILN_CHECK(axis.var.defined() && axis.kind == IterKind::kReduce, ErrorKind::kInvalidIR,
           what + ": axis " + std::to_string(a) + " is not a reduce axis (make it with ReduceAxis)");
     for (size_t b = 0; b < a; ++b) {
-      Check(!axes[b].var.same_as(axis.var), ErrorKind::kInvalidIR,
+      KILN_CHECK(!axes[b].var.same_as(axis.var), ErrorKind::kInvalidIR,
             what + ": reduce axis " + axis.var.name() + " is listed twice");
     }
     args.push_back(axis.var);
@@ -93,22 +93,22 @@ const char* ReduceKindName(ReduceKind kind) {
 }
 
 IterVar ReduceAxis(Expr extent, std::string name) {
-  Check(extent.defined(), ErrorKind::kInvalidIR, "ReduceAxis " + name + ": undefined extent");
+  KILN_CHECK(extent.defined(), ErrorKind::kInvalidIR, "ReduceAxis " + name + ": undefined extent");
   return ReduceAxis(
       Range{IntImm(extent.dtype().is_int() ? extent.dtype() : DataType::Int(32), 0), extent},
       std::move(name));
 }
 
 IterVar ReduceAxis(Range dom, std::string name) {
-  Check(dom.min.defined() && dom.extent.defined(), ErrorKind::kInvalidIR,
+  KILN_CHECK(dom.min.defined() && dom.extent.defined(), ErrorKind::kInvalidIR,
         "ReduceAxis " + name + ": undefined domain");
-  Check(dom.extent.dtype().is_int() && dom.extent.dtype().is_scalar() &&
+  KILN_CHECK(dom.extent.dtype().is_int() && dom.extent.dtype().is_scalar() &&
             dom.min.dtype() == dom.extent.dtype(),
         ErrorKind::kType,
         "ReduceAxis " + name + ": the domain must be scalar integers of one dtype, got " +
             dom.min.dtype().ToString() + " and " + dom.extent.dtype().ToString());
   auto extent = AsConstInt(dom.extent);
-  Check(!extent || *extent > 0, ErrorKind::kInvalidIR,
+  KILN_CHECK(!extent || *extent > 0, ErrorKind::kInvalidIR,
         "ReduceAxis " + name + ": the extent must be positive");
   DataType dtype = dom.extent.dtype();
   return IterVar{Var(std::move(name), dtype), std::move(dom), IterKind::kReduce};
@@ -128,7 +128,7 @@ Expr Prod(Expr source, std::vector<IterVar> axes, Expr where) {
 }
 
 Expr MinValue(DataType dtype) {
-  Check(dtype.is_scalar(), ErrorKind::kType, "MinValue: " + dtype.ToString() + " is not scalar");
+  KILN_CHECK(dtype.is_scalar(), ErrorKind::kType, "MinValue: " + dtype.ToString() + " is not scalar");
   if (dtype.is_bool()) return BoolImm(false);
   if (dtype.is_float()) {
     if (dtype.code() == DataType::Code::kBFloat) return FloatImm(dtype, -0x1.fep127);
@@ -145,7 +145,7 @@ Expr MinValue(DataType dtype) {
 }
 
 Expr MaxValue(DataType dtype) {
-  Check(dtype.is_scalar(), ErrorKind::kType, "MaxValue: " + dtype.ToString() + " is not scalar");
+  KILN_CHECK(dtype.is_scalar(), ErrorKind::kType, "MaxValue: " + dtype.ToString() + " is not scalar");
   if (dtype.is_bool()) return BoolImm(true);
   if (dtype.is_float()) {
     if (dtype.code() == DataType::Code::kBFloat) return FloatImm(dtype, 0x1.fep127);
@@ -196,7 +196,7 @@ std::optional<Reduction> AsReduction(const Expr& e) {
   if (call == nullptr) return std::nullopt;
   auto kind = KindOfOp(call->op);
   if (!kind) return std::nullopt;
-  Check(call->args.size() >= 5 && (call->args.size() - 2) % 3 == 0, ErrorKind::kInternal,
+  KILN_CHECK(call->args.size() >= 5 && (call->args.size() - 2) % 3 == 0, ErrorKind::kInternal,
         "malformed reducer " + call->op);
   Reduction r;
   r.kind = *kind;

@@ -52,11 +52,11 @@ class LoadedBuffers : public IRVisitor {
 
 void CheckShape(const std::string& what, const std::vector<Expr>& shape) {
   for (size_t d = 0; d < shape.size(); ++d) {
-    Check(shape[d].defined() && shape[d].dtype().is_int() && shape[d].dtype().is_scalar(),
+    KILN_CHECK(shape[d].defined() && shape[d].dtype().is_int() && shape[d].dtype().is_scalar(),
           ErrorKind::kType,
           what + ": dimension " + std::to_string(d) + " of the shape is not a scalar integer");
     auto value = AsConstInt(shape[d]);
-    Check(!value || *value >= 0, ErrorKind::kType,
+    KILN_CHECK(!value || *value >= 0, ErrorKind::kType,
           what + ": dimension " + std::to_string(d) + " of the shape is negative");
   }
 }
@@ -71,12 +71,12 @@ const Buffer& Tensor::buffer() const { return ptr_->buffer; }
 bool Tensor::is_placeholder() const { return ptr_->is_placeholder; }
 
 Expr Tensor::operator()(const std::vector<Expr>& indices) const {
-  Check(defined(), ErrorKind::kInvalidIR, "load from an undefined tensor");
-  Check(indices.size() == ndim(), ErrorKind::kType,
+  KILN_CHECK(defined(), ErrorKind::kInvalidIR, "load from an undefined tensor");
+  KILN_CHECK(indices.size() == ndim(), ErrorKind::kType,
         "tensor " + name() + " has " + std::to_string(ndim()) + " dimensions but is indexed with " +
             std::to_string(indices.size()) + " indices");
   for (size_t d = 0; d < indices.size(); ++d) {
-    Check(
+    KILN_CHECK(
         indices[d].defined() && indices[d].dtype().is_integral() && indices[d].dtype().is_scalar(),
         ErrorKind::kType,
         "tensor " + name() + ": index " + std::to_string(d) + " is not a scalar integer" +
@@ -91,9 +91,9 @@ Expr Tensor::operator()(const std::vector<Var>& indices) const {
 }
 
 Tensor Placeholder(std::string name, std::vector<Expr> shape, DataType dtype) {
-  Check(!name.empty(), ErrorKind::kInvalidIR, "Placeholder: empty name");
+  KILN_CHECK(!name.empty(), ErrorKind::kInvalidIR, "Placeholder: empty name");
   CheckShape("placeholder " + name, shape);
-  Check(dtype.is_scalar() && !dtype.is_handle() && !dtype.is_void(), ErrorKind::kType,
+  KILN_CHECK(dtype.is_scalar() && !dtype.is_handle() && !dtype.is_void(), ErrorKind::kType,
         "placeholder " + name + ": dtype " + dtype.ToString() + " is not a scalar element type");
   auto node = std::make_shared<TensorNode>();
   node->name = name;
@@ -104,7 +104,7 @@ Tensor Placeholder(std::string name, std::vector<Expr> shape, DataType dtype) {
 
 namespace detail {
 void CheckArity(const std::string& name, size_t arity, size_t ndim) {
-  Check(arity == ndim, ErrorKind::kType,
+  KILN_CHECK(arity == ndim, ErrorKind::kType,
         "Compute " + name + ": the index function takes " + std::to_string(arity) +
             " indices but the shape has " + std::to_string(ndim) + " dimensions");
 }
@@ -127,10 +127,10 @@ bool IsStageIndexOver(const Expr& index, const Expr& extent) {
 Tensor ComputeStage(std::vector<Expr> shape, const IndexFunction& fn, std::string name,
                     std::vector<std::string> axis_names) {
   const std::string what = "Compute " + name;
-  Check(!name.empty(), ErrorKind::kInvalidIR, "Compute: empty stage name");
-  Check(static_cast<bool>(fn), ErrorKind::kInvalidIR, what + ": no index function");
+  KILN_CHECK(!name.empty(), ErrorKind::kInvalidIR, "Compute: empty stage name");
+  KILN_CHECK(static_cast<bool>(fn), ErrorKind::kInvalidIR, what + ": no index function");
   CheckShape(what, shape);
-  Check(axis_names.empty() || axis_names.size() == shape.size(), ErrorKind::kInvalidIR,
+  KILN_CHECK(axis_names.empty() || axis_names.size() == shape.size(), ErrorKind::kInvalidIR,
         what + ": " + std::to_string(axis_names.size()) + " axis names for " +
             std::to_string(shape.size()) + " dimensions");
 
@@ -150,12 +150,12 @@ Tensor ComputeStage(std::vector<Expr> shape, const IndexFunction& fn, std::strin
     ScopedLoadLog scope(&log);
     value = fn(node->axis);
   }
-  Check(value.defined(), ErrorKind::kInvalidIR, what + ": the index function returned nothing");
+  KILN_CHECK(value.defined(), ErrorKind::kInvalidIR, what + ": the index function returned nothing");
 
   LoadedBuffers loads;
   DataType dtype = value.dtype();
   if (auto reduction = AsReduction(value)) {
-    Check(!ContainsReduction(reduction->source) &&
+    KILN_CHECK(!ContainsReduction(reduction->source) &&
               (!reduction->condition.defined() || !ContainsReduction(reduction->condition)),
           ErrorKind::kInvalidIR, what + ": a reducer inside a reducer");
     dtype = reduction->source.dtype();
@@ -163,12 +163,12 @@ Tensor ComputeStage(std::vector<Expr> shape, const IndexFunction& fn, std::strin
     if (reduction->condition.defined()) loads.VisitExpr(reduction->condition);
     node->reduction = std::move(*reduction);
   } else {
-    Check(!ContainsReduction(value), ErrorKind::kInvalidIR,
+    KILN_CHECK(!ContainsReduction(value), ErrorKind::kInvalidIR,
           what + ": a reducer (Sum, Max, Min, Prod) must be the whole value of its stage");
     node->body = value;
     loads.VisitExpr(value);
   }
-  Check(dtype.is_scalar() && !dtype.is_handle() && !dtype.is_void(), ErrorKind::kType,
+  KILN_CHECK(dtype.is_scalar() && !dtype.is_handle() && !dtype.is_void(), ErrorKind::kType,
         what + ": the value's dtype " + dtype.ToString() + " is not a scalar element type");
 
   for (const Buffer& buffer : loads.buffers) {
@@ -176,7 +176,7 @@ Tensor ComputeStage(std::vector<Expr> shape, const IndexFunction& fn, std::strin
     for (const Tensor& t : log.tensors) {
       if (t.buffer().same_as(buffer)) found = &t;
     }
-    Check(found != nullptr, ErrorKind::kInvalidIR,
+    KILN_CHECK(found != nullptr, ErrorKind::kInvalidIR,
           what + ": loads buffer " + buffer->name +
               ", which was not loaded through a Tensor inside the index function");
     node->inputs.push_back(*found);

@@ -11,11 +11,11 @@ namespace {
 int64_t EvalDim(const Expr& e, const std::map<std::string, int64_t>& dims,
                 const std::string& where) {
   DataType t = e.dtype();
-  Check(t.is_integral() && t.is_scalar(), ErrorKind::kType,
+  KILN_CHECK(t.is_integral() && t.is_scalar(), ErrorKind::kType,
         where + ": a dimension of dtype " + t.ToString());
   if (const auto* var = e.as<VarNode>()) {
     auto it = dims.find(var->name);
-    Check(it != dims.end(), ErrorKind::kRuntime,
+    KILN_CHECK(it != dims.end(), ErrorKind::kRuntime,
           where + ": no value given for the symbolic dimension " + var->name);
     return interp::WrapInt(it->second, t);
   }
@@ -47,7 +47,7 @@ std::vector<ArgValue> MakeRandomArguments(const PrimFunc& f,
     std::string where = f->name + ": parameter " + (buffer ? (*buffer)->name : param.name());
     if (!buffer) {
       auto it = dims.find(param.name());
-      Check(it != dims.end(), ErrorKind::kRuntime, where + ": no value given for it");
+      KILN_CHECK(it != dims.end(), ErrorKind::kRuntime, where + ": no value given for it");
       if (param->dtype.is_float()) {
         args.emplace_back(static_cast<double>(it->second));
       } else {

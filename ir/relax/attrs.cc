@@ -88,9 +88,9 @@ namespace {
 template <typename T>
 const T& Get(const Attrs& attrs, const std::string& name, AttrType type) {
   const AttrValue* v = attrs.Find(name);
-  Check(v != nullptr, ErrorKind::kInternal, "attribute '" + name + "' is missing");
+  KILN_CHECK(v != nullptr, ErrorKind::kInternal, "attribute '" + name + "' is missing");
   const T* p = std::get_if<T>(v);
-  Check(p != nullptr, ErrorKind::kInternal,
+  KILN_CHECK(p != nullptr, ErrorKind::kInternal,
         "attribute '" + name + "' is " + AttrTypeName(TypeOf(*v)) + ", not " + AttrTypeName(type));
   return *p;
 }

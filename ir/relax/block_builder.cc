@@ -94,7 +94,7 @@ namespace {
 void CheckNoDataflowVar(const Expr& e, const std::string& where) {
   if (!e.defined()) return;
   if (const auto* v = e.as<VarNode>()) {
-    Check(e.kind() != ExprKind::kDataflowVar, ErrorKind::kInvalidIR,
+    KILN_CHECK(e.kind() != ExprKind::kDataflowVar, ErrorKind::kInvalidIR,
           where + ": dataflow variable " + v->name +
               " is used outside its dataflow block; emit it with EmitOutput");
     return;
@@ -114,16 +114,16 @@ void CheckNoDataflowVar(const Expr& e, const std::string& where) {
 BlockBuilder::BlockBuilder(IRModule module) : module_(std::move(module)) {}
 
 void BlockBuilder::RequireFunction(const char* what) const {
-  Check(in_function_, ErrorKind::kInvalidIR,
+  KILN_CHECK(in_function_, ErrorKind::kInvalidIR,
         std::string("BlockBuilder::") + what + ": no function is being built");
 }
 
 void BlockBuilder::BeginFunction(const std::string& name, std::vector<Var> params, Attrs attrs) {
-  Check(!in_function_, ErrorKind::kInvalidIR,
+  KILN_CHECK(!in_function_, ErrorKind::kInvalidIR,
         "BlockBuilder::BeginFunction(" + name + "): function " + func_name_ +
             " is still being built");
   for (const Var& p : params) {
-    Check(p.defined() && !p.is_dataflow(), ErrorKind::kInvalidIR,
+    KILN_CHECK(p.defined() && !p.is_dataflow(), ErrorKind::kInvalidIR,
           "BlockBuilder::BeginFunction(" + name + "): parameters must be non-dataflow Vars");
   }
   in_function_ = true;
@@ -139,9 +139,9 @@ void BlockBuilder::BeginFunction(const std::string& name, std::vector<Var> param
 
 GlobalVar BlockBuilder::EndFunction(const Expr& result, StructInfo ret) {
   RequireFunction("EndFunction");
-  Check(!in_dataflow_, ErrorKind::kInvalidIR,
+  KILN_CHECK(!in_dataflow_, ErrorKind::kInvalidIR,
         "BlockBuilder::EndFunction(" + func_name_ + "): a dataflow block is still open");
-  Check(result.defined(), ErrorKind::kInvalidIR,
+  KILN_CHECK(result.defined(), ErrorKind::kInvalidIR,
         "BlockBuilder::EndFunction(" + func_name_ + "): undefined result");
   CheckNoDataflowVar(result, "function " + func_name_ + " result");
   std::string name = module_.UniqueName(func_name_);
@@ -170,14 +170,14 @@ GlobalVar BlockBuilder::EndFunction(const Expr& result, StructInfo ret) {
 
 void BlockBuilder::BeginDataflow() {
   RequireFunction("BeginDataflow");
-  Check(!in_dataflow_, ErrorKind::kInvalidIR,
+  KILN_CHECK(!in_dataflow_, ErrorKind::kInvalidIR,
         "BlockBuilder::BeginDataflow: dataflow blocks do not nest");
   in_dataflow_ = true;
   blocks_.push_back(BindingBlock{{}, true});
 }
 
 void BlockBuilder::EndDataflow() {
-  Check(in_dataflow_, ErrorKind::kInvalidIR, "BlockBuilder::EndDataflow: no dataflow block open");
+  KILN_CHECK(in_dataflow_, ErrorKind::kInvalidIR, "BlockBuilder::EndDataflow: no dataflow block open");
   in_dataflow_ = false;
 }
 
@@ -190,9 +190,9 @@ std::string BlockBuilder::FreshName(const std::string& hint) {
 
 void BlockBuilder::CheckBindable(const Expr& value, const char* what) const {
   RequireFunction(what);
-  Check(value.defined(), ErrorKind::kInvalidIR,
+  KILN_CHECK(value.defined(), ErrorKind::kInvalidIR,
         std::string("BlockBuilder::") + what + ": undefined value");
-  Check(value.as<SeqExprNode>() == nullptr, ErrorKind::kInvalidIR,
+  KILN_CHECK(value.as<SeqExprNode>() == nullptr, ErrorKind::kInvalidIR,
         std::string("BlockBuilder::") + what + ": cannot bind a SeqExpr");
   if (!in_dataflow_) CheckNoDataflowVar(value, std::string("BlockBuilder::") + what);
 }
@@ -229,7 +229,7 @@ Var BlockBuilder::Emit(const Expr& value, const std::string& name_hint) {
 
 Var BlockBuilder::EmitOutput(const Expr& value, const std::string& name_hint) {
   RequireFunction("EmitOutput");
-  Check(in_dataflow_, ErrorKind::kInvalidIR,
+  KILN_CHECK(in_dataflow_, ErrorKind::kInvalidIR,
         "BlockBuilder::EmitOutput: only inside a dataflow block (use Emit outside)");
   CheckBindable(value, "EmitOutput");
   Expr normalized = Normalize(value);
@@ -239,7 +239,7 @@ Var BlockBuilder::EmitOutput(const Expr& value, const std::string& name_hint) {
 
 Var BlockBuilder::EmitMatchCast(const Expr& value, StructInfo pattern,
                                 const std::string& name_hint) {
-  Check(pattern.defined(), ErrorKind::kInvalidIR, "BlockBuilder::EmitMatchCast: no pattern");
+  KILN_CHECK(pattern.defined(), ErrorKind::kInvalidIR, "BlockBuilder::EmitMatchCast: no pattern");
   CheckBindable(value, "EmitMatchCast");
   Expr normalized = Normalize(value);
   std::string hint = name_hint.empty() ? (in_dataflow_ ? "lv" : "gv") : name_hint;
@@ -256,7 +256,7 @@ GlobalVar BlockBuilder::AddFunction(const std::string& name_hint, ir::PrimFunc f
 }
 
 IRModule BlockBuilder::Finalize() const {
-  Check(!in_function_, ErrorKind::kInvalidIR,
+  KILN_CHECK(!in_function_, ErrorKind::kInvalidIR,
         "BlockBuilder::Finalize: function " + func_name_ + " is still being built");
   return module_;
 }

@@ -470,7 +470,7 @@ Expr DimConst(int64_t value) { return IntImm(DataType::Int(64), value); }
 Var SymbolicDim(std::string name) { return Var(std::move(name), DataType::Int(64)); }
 
 Expr ToDim(const Expr& e) {
-  Check(e.defined() && e.dtype().is_integral() && e.dtype().is_scalar(), ErrorKind::kType,
+  KILN_CHECK(e.defined() && e.dtype().is_integral() && e.dtype().is_scalar(), ErrorKind::kType,
         "shape dim must be a scalar integer expression, got " +
             (e.defined() ? e.dtype().ToString() + " " + Print(e) : std::string("nothing")));
   if (e.dtype() == DataType::Int(64)) return e;

@@ -40,7 +40,7 @@ const char* ExprKindName(ExprKind kind) {
 namespace {
 
 void CheckDefined(const Expr& e, const std::string& what) {
-  Check(e.defined(), ErrorKind::kInvalidIR, what + ": undefined expression");
+  KILN_CHECK(e.defined(), ErrorKind::kInvalidIR, what + ": undefined expression");
 }
 
 }  // namespace
@@ -51,7 +51,7 @@ Var::Var(std::string name, StructInfo struct_info)
           struct_info.defined() ? std::move(struct_info) : ObjectStructInfo())) {}
 
 Var::Var(std::shared_ptr<const ExprNode> ptr) : Expr(std::move(ptr)) {
-  Check(ptr_ == nullptr || VarNode::Matches(ptr_->kind), ErrorKind::kInternal,
+  KILN_CHECK(ptr_ == nullptr || VarNode::Matches(ptr_->kind), ErrorKind::kInternal,
         "relax::Var handle made from a non-Var expression");
 }
 
@@ -65,27 +65,27 @@ GlobalVar::GlobalVar(std::string name, StructInfo struct_info)
     : Expr(std::make_shared<const GlobalVarNode>(std::move(name), std::move(struct_info))) {}
 
 Function::Function(std::shared_ptr<const ExprNode> ptr) : Expr(std::move(ptr)) {
-  Check(ptr_ == nullptr || ptr_->kind == ExprKind::kFunction, ErrorKind::kInternal,
+  KILN_CHECK(ptr_ == nullptr || ptr_->kind == ExprKind::kFunction, ErrorKind::kInternal,
         "relax::Function handle made from another expression");
 }
 
 Binding VarBinding(Var var, Expr value) {
-  Check(var.defined() && value.defined(), ErrorKind::kInvalidIR,
+  KILN_CHECK(var.defined() && value.defined(), ErrorKind::kInvalidIR,
         "binding: undefined variable or value");
   return Binding{std::move(var), std::move(value), StructInfo()};
 }
 
 Binding MatchCast(Var var, Expr value, StructInfo pattern) {
-  Check(var.defined() && value.defined() && pattern.defined(), ErrorKind::kInvalidIR,
+  KILN_CHECK(var.defined() && value.defined() && pattern.defined(), ErrorKind::kInvalidIR,
         "match_cast: undefined variable, value or pattern");
-  Check(CanMatch(pattern, value.struct_info()), ErrorKind::kType,
+  KILN_CHECK(CanMatch(pattern, value.struct_info()), ErrorKind::kType,
         "match_cast of " + var.name() + ": a value of " + value.struct_info().ToString() +
             " can never match " + pattern.ToString());
   return Binding{std::move(var), std::move(value), std::move(pattern)};
 }
 
 Expr Constant(HostTensor data) {
-  Check(data.defined(), ErrorKind::kInvalidIR, "R.const: undefined tensor");
+  KILN_CHECK(data.defined(), ErrorKind::kInvalidIR, "R.const: undefined tensor");
   std::vector<PrimExpr> shape;
   for (int64_t d : data.shape()) shape.push_back(DimConst(d));
   StructInfo s = TensorStructInfo(std::move(shape), data.dtype());
@@ -105,9 +105,9 @@ Expr Tuple(std::vector<Expr> fields) {
 Expr TupleGetItem(Expr tuple, int index) {
   CheckDefined(tuple, "TupleGetItem");
   const auto* t = tuple.struct_info().as<TupleStructInfoNode>();
-  Check(t != nullptr, ErrorKind::kType,
+  KILN_CHECK(t != nullptr, ErrorKind::kType,
         "TupleGetItem: expected a tuple, got " + tuple.struct_info().ToString());
-  Check(index >= 0 && static_cast<size_t>(index) < t->fields.size(), ErrorKind::kType,
+  KILN_CHECK(index >= 0 && static_cast<size_t>(index) < t->fields.size(), ErrorKind::kType,
         "TupleGetItem: index " + std::to_string(index) + " is out of range for a tuple of " +
             std::to_string(t->fields.size()));
   StructInfo s = t->fields[index];
@@ -121,7 +121,7 @@ Expr ShapeExpr(std::vector<PrimExpr> values) {
 }
 
 Expr PrimValue(PrimExpr value) {
-  Check(value.defined() && value.dtype().is_scalar(), ErrorKind::kType,
+  KILN_CHECK(value.defined() && value.dtype().is_scalar(), ErrorKind::kType,
         "R.prim_value: needs a scalar expression");
   StructInfo s = value.dtype().is_integral() && !value.dtype().is_bool()
                      ? PrimStructInfo(value)
@@ -131,7 +131,7 @@ Expr PrimValue(PrimExpr value) {
 }
 
 Expr ExternFunc(std::string symbol) {
-  Check(!symbol.empty(), ErrorKind::kInvalidIR, "ExternFunc: empty symbol");
+  KILN_CHECK(!symbol.empty(), ErrorKind::kInvalidIR, "ExternFunc: empty symbol");
   return Expr(std::make_shared<const ExternFuncNode>(std::move(symbol)));
 }
 
@@ -149,7 +149,7 @@ Function MakeFunction(std::vector<Var> params, Expr body, StructInfo ret, Attrs 
     if (const auto* symbol = std::get_if<std::string>(g)) name = "function " + *symbol;
   }
   if (ret.defined()) {
-    Check(CanMatch(ret, body.struct_info()), ErrorKind::kType,
+    KILN_CHECK(CanMatch(ret, body.struct_info()), ErrorKind::kType,
           name + ": body is " + body.struct_info().ToString() +
               ", which cannot be the declared return " + ret.ToString());
   } else {
@@ -157,7 +157,7 @@ Function MakeFunction(std::vector<Var> params, Expr body, StructInfo ret, Attrs 
   }
   std::vector<StructInfo> param_infos;
   for (const Var& p : params) {
-    Check(p.defined() && !p.is_dataflow(), ErrorKind::kInvalidIR,
+    KILN_CHECK(p.defined() && !p.is_dataflow(), ErrorKind::kInvalidIR,
           name + ": a parameter must be a (non-dataflow) Var");
     param_infos.push_back(p.struct_info());
   }
@@ -175,15 +175,15 @@ Expr CallFunction(Expr callee, std::vector<Expr> args) {
                      : callee.as<VarNode>()     ? callee.as<VarNode>()->name
                                                 : ExprKindName(callee.kind());
   const auto* f = callee.struct_info().as<FuncStructInfoNode>();
-  Check(f != nullptr, ErrorKind::kType,
+  KILN_CHECK(f != nullptr, ErrorKind::kType,
         "call of " + name + ": not a Relax function (" + callee.struct_info().ToString() + ")");
-  Check(f->params.size() == args.size(), ErrorKind::kType,
+  KILN_CHECK(f->params.size() == args.size(), ErrorKind::kType,
         "call of " + name + ": takes " + std::to_string(f->params.size()) + " arguments, got " +
             std::to_string(args.size()));
   DimBindings bindings;
   for (size_t i = 0; i < args.size(); ++i) {
     CheckDefined(args[i], "call of " + name);
-    Check(CanMatch(f->params[i], args[i].struct_info()), ErrorKind::kType,
+    KILN_CHECK(CanMatch(f->params[i], args[i].struct_info()), ErrorKind::kType,
           "call of " + name + ": argument " + std::to_string(i) + " is " +
               args[i].struct_info().ToString() + ", the parameter is " + f->params[i].ToString());
     BindSymbolicDims(f->params[i], args[i].struct_info(), bindings);

@@ -16,7 +16,7 @@ GlobalVar MakeGlobalVar(const std::string& name, const IRModule::BaseFunc& func)
 
 void CheckDefined(const std::string& name, const IRModule::BaseFunc& func) {
   bool defined = std::visit([](const auto& f) { return f.defined(); }, func);
-  Check(defined, ErrorKind::kInvalidIR, "IRModule: function '" + name + "' is undefined");
+  KILN_CHECK(defined, ErrorKind::kInvalidIR, "IRModule: function '" + name + "' is undefined");
 }
 
 }  // namespace
@@ -36,8 +36,8 @@ IRModule::Entry* IRModule::Find(const std::string& name) {
 }
 
 GlobalVar IRModule::AddEntry(const std::string& name, BaseFunc func) {
-  Check(!name.empty(), ErrorKind::kInvalidIR, "IRModule: a function needs a name");
-  Check(!Contains(name), ErrorKind::kInvalidIR,
+  KILN_CHECK(!name.empty(), ErrorKind::kInvalidIR, "IRModule: a function needs a name");
+  KILN_CHECK(!Contains(name), ErrorKind::kInvalidIR,
         "IRModule: a function named '" + name + "' already exists");
   CheckDefined(name, func);
   GlobalVar gvar = MakeGlobalVar(name, func);
@@ -55,7 +55,7 @@ GlobalVar IRModule::Add(const std::string& name, ir::PrimFunc func) {
 
 GlobalVar IRModule::Update(const std::string& name, BaseFunc func) {
   Entry* e = Find(name);
-  Check(e != nullptr, ErrorKind::kInvalidIR, "IRModule: no function named '" + name + "'");
+  KILN_CHECK(e != nullptr, ErrorKind::kInvalidIR, "IRModule: no function named '" + name + "'");
   CheckDefined(name, func);
   GlobalVar gvar = MakeGlobalVar(name, func);
   if (!StructInfoEqual(gvar.struct_info(), e->gvar.struct_info())) e->gvar = gvar;
@@ -66,13 +66,13 @@ GlobalVar IRModule::Update(const std::string& name, BaseFunc func) {
 void IRModule::Remove(const std::string& name) {
   auto it = std::find_if(entries_.begin(), entries_.end(),
                          [&](const Entry& e) { return e.name == name; });
-  Check(it != entries_.end(), ErrorKind::kInvalidIR, "IRModule: no function named '" + name + "'");
+  KILN_CHECK(it != entries_.end(), ErrorKind::kInvalidIR, "IRModule: no function named '" + name + "'");
   entries_.erase(it);
 }
 
 GlobalVar IRModule::GetGlobalVar(const std::string& name) const {
   const Entry* e = Find(name);
-  Check(e != nullptr, ErrorKind::kInvalidIR, "IRModule: no function named '" + name + "'");
+  KILN_CHECK(e != nullptr, ErrorKind::kInvalidIR, "IRModule: no function named '" + name + "'");
   return e->gvar;
 }
 

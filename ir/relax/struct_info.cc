@@ -136,7 +136,7 @@ StructInfo ShapeStructInfo(std::vector<PrimExpr> values) {
 }
 
 StructInfo ShapeStructInfo(int ndim) {
-  Check(ndim >= kUnknownNDim, ErrorKind::kType,
+  KILN_CHECK(ndim >= kUnknownNDim, ErrorKind::kType,
         "R.Shape: ndim must be >= -1, got " + std::to_string(ndim));
   auto n = std::make_shared<ShapeStructInfoNode>();
   n->ndim = ndim;
@@ -146,10 +146,10 @@ StructInfo ShapeStructInfo(int ndim) {
 StructInfo TensorStructInfo(std::vector<PrimExpr> shape, DataType dtype) {
   shape = SimplifyDims(std::move(shape));
   for (size_t i = 0; i < shape.size(); ++i) {
-    Check(shape[i].defined(), ErrorKind::kType,
+    KILN_CHECK(shape[i].defined(), ErrorKind::kType,
           "R.Tensor: dim " + std::to_string(i) + " is undefined");
     auto v = AsConstInt(shape[i]);
-    Check(!v || *v >= 0, ErrorKind::kType,
+    KILN_CHECK(!v || *v >= 0, ErrorKind::kType,
           "R.Tensor: dim " + std::to_string(i) + " of " + DimsToString(shape) + " is negative");
   }
   auto n = std::make_shared<TensorStructInfoNode>();
@@ -161,12 +161,12 @@ StructInfo TensorStructInfo(std::vector<PrimExpr> shape, DataType dtype) {
 
 StructInfo TensorStructInfo(std::vector<PrimExpr> shape, std::string_view dtype) {
   auto t = DataType::Parse(dtype);
-  Check(t.has_value(), ErrorKind::kType, "R.Tensor: unknown dtype \"" + std::string(dtype) + "\"");
+  KILN_CHECK(t.has_value(), ErrorKind::kType, "R.Tensor: unknown dtype \"" + std::string(dtype) + "\"");
   return TensorStructInfo(std::move(shape), *t);
 }
 
 StructInfo TensorStructInfo(DataType dtype, int ndim) {
-  Check(ndim >= kUnknownNDim, ErrorKind::kType,
+  KILN_CHECK(ndim >= kUnknownNDim, ErrorKind::kType,
         "R.Tensor: ndim must be >= -1, got " + std::to_string(ndim));
   auto n = std::make_shared<TensorStructInfoNode>();
   n->dtype = dtype;

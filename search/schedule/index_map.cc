@@ -39,10 +39,10 @@ IndexMap IndexMap::FromFunction(size_t ndim,
   std::unordered_set<const VarNode*> own;
   for (const Var& p : map.params) own.insert(p.get());
   for (const Expr& e : map.results) {
-    Check(e.defined() && e.dtype().is_int() && e.dtype().lanes() == 1, ErrorKind::kSchedule,
+    KILN_CHECK(e.defined() && e.dtype().is_int() && e.dtype().lanes() == 1, ErrorKind::kSchedule,
           "index map: every result must be a scalar integer expression");
     for (const Var& v : FreeVarsOf(e)) {
-      Check(own.count(v.get()) > 0, ErrorKind::kSchedule,
+      KILN_CHECK(own.count(v.get()) > 0, ErrorKind::kSchedule,
             "index map: result uses " + v.name() + ", which is not one of its parameters");
     }
   }
@@ -71,7 +71,7 @@ std::string IndexMap::ToText() const {
 }
 
 std::vector<Expr> IndexMap::Apply(const std::vector<Expr>& indices) const {
-  Check(indices.size() == params.size(), ErrorKind::kSchedule,
+  KILN_CHECK(indices.size() == params.size(), ErrorKind::kSchedule,
         "index map " + ToText() + " takes " + std::to_string(params.size()) + " indices, got " +
             std::to_string(indices.size()));
   VarMap map;

@@ -277,7 +277,7 @@ const std::vector<InstructionKind> kKinds = {
     {"TransformLayout", "B", "iim", "", false,
      [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
        int64_t type = a[1].get<int64_t>();
-       Check(type == 0 || type == 1, ErrorKind::kSchedule,
+       KILN_CHECK(type == 0 || type == 1, ErrorKind::kSchedule,
              "transform_layout: buffer index type " + std::to_string(type) +
                  " is neither 0 (read) nor 1 (write)");
        sch.TransformLayout(in[0].block(), a[0].get<int>(),

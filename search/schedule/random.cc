@@ -21,7 +21,7 @@ uint64_t RandomEngine::Next() {
 }
 
 int64_t RandomEngine::UniformInt(int64_t low, int64_t high) {
-  Check(high > low, ErrorKind::kInternal, "UniformInt: empty range");
+  KILN_CHECK(high > low, ErrorKind::kInternal, "UniformInt: empty range");
   uint64_t span = static_cast<uint64_t>(high - low);
   // Reject the top partial bucket so every value is equally likely.
   uint64_t limit = UINT64_MAX - UINT64_MAX % span;
@@ -99,7 +99,7 @@ std::vector<std::vector<int64_t>> PerfectTilings(int64_t extent, int n,
   if (n < 1 || extent < 1) return out;
   TilingCounter counter(extent, max_innermost_factor);
   uint64_t total = counter.Count(extent, n);
-  Check(total <= kMaxListedTilings, ErrorKind::kSchedule,
+  KILN_CHECK(total <= kMaxListedTilings, ErrorKind::kSchedule,
         "perfect tilings: extent " + std::to_string(extent) + " has more than " +
             std::to_string(kMaxListedTilings) + " tilings into " + std::to_string(n) +
             " factors; sample them instead");
@@ -115,10 +115,10 @@ std::vector<int64_t> SamplePerfectTiling(RandomEngine& rng, int64_t extent, int 
   uint64_t total = 0;
   TilingCounter counter(extent, max_innermost_factor);
   if (n >= 1 && extent >= 1) total = counter.Count(extent, n);
-  Check(total > 0, ErrorKind::kSchedule,
+  KILN_CHECK(total > 0, ErrorKind::kSchedule,
         "sample_perfect_tile: no tiling of extent " + std::to_string(extent) + " into " +
             std::to_string(n) + " factors");
-  Check(total < TilingCounter::kSaturated, ErrorKind::kSchedule,
+  KILN_CHECK(total < TilingCounter::kSaturated, ErrorKind::kSchedule,
         "sample_perfect_tile: extent " + std::to_string(extent) + " has too many tilings into " +
             std::to_string(n) + " factors to draw from uniformly");
   // The same draw as picking uniformly from the lexicographic list of all tilings.
@@ -131,11 +131,11 @@ std::vector<int64_t> SamplePerfectTiling(RandomEngine& rng, int64_t extent, int 
 int64_t SampleWeighted(RandomEngine& rng, const std::vector<double>& weights) {
   double total = 0;
   for (double w : weights) {
-    Check(std::isfinite(w) && w >= 0, ErrorKind::kSchedule,
+    KILN_CHECK(std::isfinite(w) && w >= 0, ErrorKind::kSchedule,
           "sample_categorical: probability " + std::to_string(w) + " is negative or not finite");
     total += w;
   }
-  Check(total > 0, ErrorKind::kSchedule, "sample_categorical: probabilities sum to zero");
+  KILN_CHECK(total > 0, ErrorKind::kSchedule, "sample_categorical: probabilities sum to zero");
   double x = rng.UniformReal() * total;
   for (size_t i = 0; i < weights.size(); ++i) {
     if (x < weights[i]) return static_cast<int64_t>(i);

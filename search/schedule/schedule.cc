@@ -30,10 +30,10 @@ std::string Schedule::RVName(const InstArg& arg) {
 
 int Schedule::BlockIndex(BlockRV rv) const {
   auto it = blocks_.find(rv.id);
-  Check(it != blocks_.end(), ErrorKind::kSchedule,
+  KILN_CHECK(it != blocks_.end(), ErrorKind::kSchedule,
         "b" + std::to_string(rv.id) + " is not a block of this schedule");
   int index = state_.FindBlock(it->second);
-  Check(index >= 0, ErrorKind::kSchedule,
+  KILN_CHECK(index >= 0, ErrorKind::kSchedule,
         "block \"" + it->second + "\" (b" + std::to_string(rv.id) +
             ") no longer exists in the function");
   return index;
@@ -41,12 +41,12 @@ int Schedule::BlockIndex(BlockRV rv) const {
 
 int Schedule::LoopIndex(LoopRV rv) const {
   auto it = loops_.find(rv.id);
-  Check(it != loops_.end(), ErrorKind::kSchedule,
+  KILN_CHECK(it != loops_.end(), ErrorKind::kSchedule,
         "l" + std::to_string(rv.id) + " is not a loop of this schedule");
-  Check(!it->second.root, ErrorKind::kSchedule,
+  KILN_CHECK(!it->second.root, ErrorKind::kSchedule,
         "l" + std::to_string(rv.id) + " is the root location, not a loop");
   int index = state_.FindLoop(it->second.var.get());
-  Check(index >= 0, ErrorKind::kSchedule,
+  KILN_CHECK(index >= 0, ErrorKind::kSchedule,
         "loop " + it->second.var.name() + " (l" + std::to_string(rv.id) +
             ") no longer exists in the function (it was split, fused or removed)");
   return index;
@@ -62,7 +62,7 @@ const ForNode* Schedule::Get(LoopRV rv) const { return state_.entry(LoopIndex(rv
 
 int64_t Schedule::Get(ExprRV rv) const {
   auto it = exprs_.find(rv.id);
-  Check(it != exprs_.end(), ErrorKind::kSchedule,
+  KILN_CHECK(it != exprs_.end(), ErrorKind::kSchedule,
         "v" + std::to_string(rv.id) + " is not a sampled value of this schedule");
   return it->second;
 }
@@ -111,7 +111,7 @@ std::vector<InstArg> Args(const std::vector<RV>& rvs) {
 // ---- Get ------------------------------------------------------------------------------------
 
 BlockRV Schedule::GetBlock(const std::string& name) {
-  Check(state_.FindBlock(name) >= 0, ErrorKind::kSchedule,
+  KILN_CHECK(state_.FindBlock(name) >= 0, ErrorKind::kSchedule,
         "get_block: no block named \"" + name + "\" in function " + func()->name);
   BlockRV rv = NewBlockRV(name);
   Record("GetBlock", {}, json::array({name, func()->name}), {InstArg::Of(rv)});
@@ -189,7 +189,7 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop, const std::vector<Factor>& fact
   }
   // A sampled -1 would silently mean "infer": only an explicit None does.
   for (size_t i = 0; i < factors.size(); ++i) {
-    Check(factors[i].kind == Factor::kNone || values[i] >= 1, ErrorKind::kSchedule,
+    KILN_CHECK(factors[i].kind == Factor::kNone || values[i] >= 1, ErrorKind::kSchedule,
           "split: factor " + std::to_string(values[i]) + " of " +
               LoopLabel(state_.entry(index).loop()) + " is not positive");
   }
@@ -216,7 +216,7 @@ void Schedule::Reorder(const std::vector<LoopRV>& ordered_loops) {
 
 LoopRV Schedule::AddUnitLoop(BlockRV block) {
   int index = BlockIndex(block);
-  Check(state_.ScopeOf(index) >= 0, ErrorKind::kSchedule,
+  KILN_CHECK(state_.ScopeOf(index) >= 0, ErrorKind::kSchedule,
         "add_unit_loop: " + BlockLabel(state_.entry(index).block()) + " is the root block");
   LoopRV result = NewLoopRV(AddUnitLoopAround(state_, index));
   Record("AddUnitLoop", {InstArg::Of(block)}, json::array(), {InstArg::Of(result)});
@@ -302,7 +302,7 @@ void Schedule::Unannotate(BlockRV block, const std::string& key) {
 std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop, int n, int64_t max_innermost_factor,
                                                 std::optional<std::vector<int64_t>> decision) {
   const ForNode* node = Get(loop);
-  Check(n >= 1 && n <= kMaxTileFactors, ErrorKind::kSchedule,
+  KILN_CHECK(n >= 1 && n <= kMaxTileFactors, ErrorKind::kSchedule,
         "sample_perfect_tile: n = " + std::to_string(n) + " for " + LoopLabel(node) +
             " is not in [1, " + std::to_string(kMaxTileFactors) + "]");
   int64_t extent = ConstExtent(node, "sample_perfect_tile");
@@ -310,22 +310,22 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop, int n, int64_t max_
   if (decision) {
     factors = *decision;
     std::string shown = json(factors).dump();
-    Check(factors.size() == static_cast<size_t>(n), ErrorKind::kSchedule,
+    KILN_CHECK(factors.size() == static_cast<size_t>(n), ErrorKind::kSchedule,
           "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) + " has " +
               std::to_string(factors.size()) + " factors, expected " + std::to_string(n));
     int64_t product = 1;
     for (int64_t f : factors) {
-      Check(f >= 1, ErrorKind::kSchedule,
+      KILN_CHECK(f >= 1, ErrorKind::kSchedule,
             "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) +
                 " has a factor below 1");
       // Saturated, so that a decision from outside cannot overflow the product.
       if (__builtin_mul_overflow(product, f, &product)) product = INT64_MAX;
     }
-    Check(product == extent, ErrorKind::kSchedule,
+    KILN_CHECK(product == extent, ErrorKind::kSchedule,
           "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) + " multiplies to " +
               (product == INT64_MAX ? "more than 2^63" : std::to_string(product)) +
               ", not the extent " + std::to_string(extent));
-    Check(max_innermost_factor <= 0 || factors.back() <= max_innermost_factor, ErrorKind::kSchedule,
+    KILN_CHECK(max_innermost_factor <= 0 || factors.back() <= max_innermost_factor, ErrorKind::kSchedule,
           "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) +
               " has an innermost factor above " + std::to_string(max_innermost_factor));
   } else {
@@ -341,13 +341,13 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop, int n, int64_t max_
 ExprRV Schedule::SampleCategorical(const std::vector<int64_t>& candidates,
                                    const std::vector<double>& probs,
                                    std::optional<int64_t> decision) {
-  Check(!candidates.empty() && candidates.size() == probs.size(), ErrorKind::kSchedule,
+  KILN_CHECK(!candidates.empty() && candidates.size() == probs.size(), ErrorKind::kSchedule,
         "sample_categorical: " + std::to_string(candidates.size()) + " candidates but " +
             std::to_string(probs.size()) + " probabilities");
   int64_t choice;
   if (decision) {
     choice = *decision;
-    Check(choice >= 0 && choice < static_cast<int64_t>(candidates.size()), ErrorKind::kSchedule,
+    KILN_CHECK(choice >= 0 && choice < static_cast<int64_t>(candidates.size()), ErrorKind::kSchedule,
           "sample_categorical: decision " + std::to_string(choice) + " is not an index into " +
               std::to_string(candidates.size()) + " candidates");
   } else {
@@ -365,7 +365,7 @@ LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> dec
   int64_t choice;
   if (decision) {
     choice = *decision;
-    Check(choice == kComputeLocationRoot ||
+    KILN_CHECK(choice == kComputeLocationRoot ||
               (choice >= 0 && choice < static_cast<int64_t>(candidates.size())),
           ErrorKind::kSchedule,
           "sample_compute_location: decision " + std::to_string(choice) + " for " +

@@ -47,7 +47,7 @@ class StmtReplacer : public IRMutator {
 ScheduleState::ScheduleState(PrimFunc func) { SetFunc(std::move(func)); }
 
 void ScheduleState::SetFunc(PrimFunc func) {
-  Check(func.defined(), ErrorKind::kInvalidIR, "schedule: undefined function");
+  KILN_CHECK(func.defined(), ErrorKind::kInvalidIR, "schedule: undefined function");
   func_ = std::move(func);
   Reindex();
 }
@@ -65,7 +65,7 @@ void ScheduleState::Replace(const std::vector<std::pair<const StmtNode*, Stmt>>&
 Stmt ReplaceStmts(const Stmt& root, const std::unordered_map<const StmtNode*, Stmt>& map) {
   StmtReplacer replacer(map);
   Stmt result = replacer.VisitStmt(root);
-  Check(replacer.found == map.size(), ErrorKind::kInternal,
+  KILN_CHECK(replacer.found == map.size(), ErrorKind::kInternal,
         "schedule: a statement to replace is not in the function");
   return result;
 }
@@ -82,7 +82,7 @@ void ScheduleState::Remove(const StmtNode* target) {
       for (const Stmt& s : seq->seq) in_seq |= s.get() == target;
     }
   }
-  Check(in_seq, ErrorKind::kInternal, "schedule: removing a statement that is not in a sequence");
+  KILN_CHECK(in_seq, ErrorKind::kInternal, "schedule: removing a statement that is not in a sequence");
   Replace(target, Stmt());
 }
 
@@ -102,7 +102,7 @@ void ScheduleState::Walk(const Stmt& s, int parent) {
       int index = static_cast<int>(entries_.size());
       entries_.push_back(SRef{s, parent, 0});
       index_[s.get()] = index;
-      Check(loops_.emplace(loop->loop_var.get(), index).second, ErrorKind::kInvalidIR,
+      KILN_CHECK(loops_.emplace(loop->loop_var.get(), index).second, ErrorKind::kInvalidIR,
             "schedule: loop variable " + loop->loop_var.name() + " is bound by two loops");
       Walk(loop->body, index);
       entries_[index].end = static_cast<int>(entries_.size());
@@ -114,7 +114,7 @@ void ScheduleState::Walk(const Stmt& s, int parent) {
       int index = static_cast<int>(entries_.size());
       entries_.push_back(SRef{s, parent, 0});
       index_[s.get()] = index;
-      Check(blocks_.emplace(block->name, index).second, ErrorKind::kInvalidIR,
+      KILN_CHECK(blocks_.emplace(block->name, index).second, ErrorKind::kInvalidIR,
             "schedule: two blocks are named \"" + block->name + "\"");
       Walk(block->init, index);
       Walk(block->body, index);

@@ -103,10 +103,10 @@ std::optional<json> Trace::GetDecision(size_t index) const {
 }
 
 Trace Trace::WithDecision(size_t index, json decision) const {
-  Check(index < instructions_.size(), ErrorKind::kSchedule,
+  KILN_CHECK(index < instructions_.size(), ErrorKind::kSchedule,
         "trace: no instruction " + std::to_string(index));
   const InstructionKind* kind = LookupInstructionKind(instructions_[index].kind);
-  Check(kind && kind->is_sampling, ErrorKind::kSchedule,
+  KILN_CHECK(kind && kind->is_sampling, ErrorKind::kSchedule,
         "trace: instruction " + std::to_string(index) + " (" + instructions_[index].kind +
             ") is not a sampling instruction");
   Trace copy = *this;
@@ -341,7 +341,7 @@ void Trace::ApplyTo(Schedule& sch) const {
     const Instruction& inst = instructions_[i];
     const InstructionKind* kind = LookupInstructionKind(inst.kind);
     std::string where = "trace instruction " + std::to_string(i) + " (" + inst.kind + "): ";
-    Check(kind != nullptr, ErrorKind::kParse, where + "unknown instruction kind");
+    KILN_CHECK(kind != nullptr, ErrorKind::kParse, where + "unknown instruction kind");
     std::vector<InstArg> inputs;
     for (const InstArg& arg : inst.inputs) {
       if (!arg.is_rv()) {
@@ -349,7 +349,7 @@ void Trace::ApplyTo(Schedule& sch) const {
         continue;
       }
       auto it = map.find(arg.value);
-      Check(it != map.end(), ErrorKind::kSchedule,
+      KILN_CHECK(it != map.end(), ErrorKind::kSchedule,
             where + "uses " + Schedule::RVName(arg) +
                 ", which no earlier instruction of the trace defines");
       inputs.push_back(it->second);
@@ -362,7 +362,7 @@ void Trace::ApplyTo(Schedule& sch) const {
     } catch (const json::exception& e) {
       throw Error(ErrorKind::kParse, where + "malformed attribute or decision: " + e.what());
     }
-    Check(outputs.size() == inst.outputs.size(), ErrorKind::kSchedule,
+    KILN_CHECK(outputs.size() == inst.outputs.size(), ErrorKind::kSchedule,
           where + "gave " + std::to_string(outputs.size()) + " results where the trace has " +
               std::to_string(inst.outputs.size()) + "; the function differs from the one traced");
     for (size_t k = 0; k < outputs.size(); ++k) map[inst.outputs[k].value] = outputs[k];

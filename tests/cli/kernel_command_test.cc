@@ -49,7 +49,7 @@ class KernelCommandTest : public ::testing::Test {
   KernelCommandTest() {
     const char* base = std::getenv("TMPDIR");
     std::string pattern = std::string(base && *base ? base : "/tmp") + "/kiln-cli-test-XXXXXX";
-    Check(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO, "mkdtemp " + pattern);
+    KILN_CHECK(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO, "mkdtemp " + pattern);
     dir_ = pattern;
   }
   ~KernelCommandTest() override {

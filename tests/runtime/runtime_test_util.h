@@ -18,7 +18,7 @@ class ScratchDir {
   ScratchDir() {
     const char* base = std::getenv("TMPDIR");
     std::string pattern = std::string(base && *base ? base : "/tmp") + "/kiln-rt-test-XXXXXX";
-    Check(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO, "mkdtemp " + pattern);
+    KILN_CHECK(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO, "mkdtemp " + pattern);
     path_ = pattern;
   }
   ~ScratchDir() {

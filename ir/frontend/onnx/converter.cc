@@ -19,7 +19,7 @@ relax::Expr Materialize(Value& v, relax::BlockBuilder& builder) {
     v.expr = relax::Constant(*v.constant);
     return v.expr;
   }
-  Check(v.known.has_value(), ErrorKind::kInternal, "onnx import: materializing an empty value");
+  KILN_CHECK(v.known.has_value(), ErrorKind::kInternal, "onnx import: materializing an empty value");
   const SymTensor& s = *v.known;
   if (s.IsConstant()) {
     v.constant = s.ToHostTensor();
@@ -60,7 +60,7 @@ Value& NodeContext::InputValue(size_t i) {
             std::to_string(node_.inputs.size()) + " inputs)");
   }
   auto it = state_.values->find(node_.inputs[i]);
-  Check(it != state_.values->end(), ErrorKind::kInternal,
+  KILN_CHECK(it != state_.values->end(), ErrorKind::kInternal,
         "onnx import: input '" + node_.inputs[i] + "' has no value");
   return it->second;
 }

@@ -17,7 +17,7 @@ std::string OnnxIssue::ToString() const {
 }
 
 Error OnnxImportResult::ToError() const {
-  Check(!ok(), ErrorKind::kInternal, "OnnxImportResult::ToError on a successful import");
+  KILN_CHECK(!ok(), ErrorKind::kInternal, "OnnxImportResult::ToError on a successful import");
   auto line = [&](const OnnxIssue& issue) {
     return issue.node_index < 0 ? issue.reason : source + ": " + issue.ToString();
   };

@@ -165,17 +165,17 @@ OnnxTensor DecodeTensorNoThrow(const Proto& proto, const std::string& where) {
 
 std::string ReadFileBytes(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  Check(in.good(), ErrorKind::kIO, "cannot open " + std::string(what) + " '" + path + "'");
+  KILN_CHECK(in.good(), ErrorKind::kIO, "cannot open " + std::string(what) + " '" + path + "'");
   std::streamoff size = in.tellg();
-  Check(size >= 0, ErrorKind::kIO, "cannot read " + std::string(what) + " '" + path + "'");
-  Check(size <= std::numeric_limits<int32_t>::max(), ErrorKind::kUnsupported,
+  KILN_CHECK(size >= 0, ErrorKind::kIO, "cannot read " + std::string(what) + " '" + path + "'");
+  KILN_CHECK(size <= std::numeric_limits<int32_t>::max(), ErrorKind::kUnsupported,
         path +
             ": the file is larger than 2 GiB; protobuf messages cannot be, so its tensors "
             "must be stored as external data, which is not supported");
   std::string bytes(static_cast<size_t>(size), '\0');
   in.seekg(0);
   in.read(bytes.data(), size);
-  Check(in.good() || (size == 0), ErrorKind::kIO,
+  KILN_CHECK(in.good() || (size == 0), ErrorKind::kIO,
         "cannot read " + std::string(what) + " '" + path + "'");
   return bytes;
 }
@@ -194,7 +194,7 @@ NamedTensor ReadTensorProtoBytes(std::string_view bytes, const std::string& sour
 }
 
 HostTensor BitcastTensor(const HostTensor& t, DataType dtype) {
-  Check(dtype.bytes() == t.dtype().bytes() && dtype.is_scalar() && !dtype.is_bool(),
+  KILN_CHECK(dtype.bytes() == t.dtype().bytes() && dtype.is_scalar() && !dtype.is_bool(),
         ErrorKind::kType,
         "cannot view a " + t.Describe() + " tensor as " + dtype.ToString() +
             " (the element sizes differ)");

@@ -11,10 +11,10 @@ HostKernelRegistry& HostKernelRegistry::Global() {
 }
 
 void HostKernelRegistry::Register(const std::string& symbol, HostKernel kernel) {
-  Check(!symbol.empty() && static_cast<bool>(kernel), ErrorKind::kInternal,
+  KILN_CHECK(!symbol.empty() && static_cast<bool>(kernel), ErrorKind::kInternal,
         "HostKernelRegistry: a kernel needs a symbol and a function");
   bool added = kernels_.emplace(symbol, std::move(kernel)).second;
-  Check(added, ErrorKind::kInternal,
+  KILN_CHECK(added, ErrorKind::kInternal,
         "HostKernelRegistry: symbol '" + symbol + "' is registered twice");
 }
 

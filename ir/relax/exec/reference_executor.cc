@@ -43,10 +43,10 @@ class Evaluator {
                             : "is not in the module";
       throw Error(ErrorKind::kInvalidIR, "function " + name + " " + why);
     }
-    Check(depth <= kMaxCallDepth, ErrorKind::kRuntime,
+    KILN_CHECK(depth <= kMaxCallDepth, ErrorKind::kRuntime,
           "function " + name + ": calls nest deeper than " + std::to_string(kMaxCallDepth));
     const FunctionNode& fn = *f->get();
-    Check(args.size() == fn.params.size(), ErrorKind::kRuntime,
+    KILN_CHECK(args.size() == fn.params.size(), ErrorKind::kRuntime,
           "function " + name + ": takes " + std::to_string(fn.params.size()) + " arguments, got " +
               std::to_string(args.size()));
     Frame frame;
@@ -117,12 +117,12 @@ class Evaluator {
   }
 
   Value Eval(const Expr& e, Frame& frame, int depth) {
-    Check(e.defined(), ErrorKind::kInvalidIR, "undefined expression");
+    KILN_CHECK(e.defined(), ErrorKind::kInvalidIR, "undefined expression");
     switch (e.kind()) {
       case ExprKind::kVar:
       case ExprKind::kDataflowVar: {
         auto it = frame.vars.find(e.as<VarNode>());
-        Check(it != frame.vars.end(), ErrorKind::kInvalidIR,
+        KILN_CHECK(it != frame.vars.end(), ErrorKind::kInvalidIR,
               "variable " + e.as<VarNode>()->name + " is used before it is defined");
         return it->second;
       }
@@ -134,7 +134,7 @@ class Evaluator {
         const auto* g = e.as<TupleGetItemNode>();
         Value t = Eval(g->tuple, frame, depth);
         const std::vector<Value>& fields = t.fields();
-        Check(g->index >= 0 && static_cast<size_t>(g->index) < fields.size(), ErrorKind::kRuntime,
+        KILN_CHECK(g->index >= 0 && static_cast<size_t>(g->index) < fields.size(), ErrorKind::kRuntime,
               "tuple index " + std::to_string(g->index) + " is out of range for " + t.Describe());
         return fields[g->index];
       }
@@ -159,7 +159,7 @@ class Evaluator {
     DataType t = value.dtype();
     if (t.is_float()) {
       const auto* imm = value.as<FloatImmNode>();
-      Check(imm != nullptr, ErrorKind::kUnsupported,
+      KILN_CHECK(imm != nullptr, ErrorKind::kUnsupported,
             "a float prim value must be a constant, got " + DimToString(value));
       return Value::Float(imm->value, t);
     }
@@ -169,7 +169,7 @@ class Evaluator {
   Value EvalCall(const CallNode& call, Frame& frame, int depth) {
     if (call.op.empty()) {
       const auto* g = call.callee.as<GlobalVarNode>();
-      Check(g != nullptr, ErrorKind::kUnsupported,
+      KILN_CHECK(g != nullptr, ErrorKind::kUnsupported,
             std::string("calling a ") + ExprKindName(call.callee.kind()) +
                 " is not supported by the executor (only functions of the module)");
       return RunFunction(g->name, EvalList(call.args, frame, depth), depth + 1);
@@ -227,10 +227,10 @@ Value Run(const IRModule& module, const std::string& function, const std::vector
 
 Value RunCallTIR(const IRModule& module, const CallNode& call, const std::vector<Value>& inputs,
                  const std::vector<int64_t>& tir_vars, const ShapeEnv& env) {
-  Check(call.op == "call_tir", ErrorKind::kInternal, "RunCallTIR: not a call_tir");
+  KILN_CHECK(call.op == "call_tir", ErrorKind::kInternal, "RunCallTIR: not a call_tir");
   const std::string& name = call.args[0].as<GlobalVarNode>()->name;
   const ir::PrimFunc* f = module.LookupPrimFunc(name);
-  Check(f != nullptr, ErrorKind::kInvalidIR,
+  KILN_CHECK(f != nullptr, ErrorKind::kInvalidIR,
         "call_tir of " + name + ", which is not a PrimFunc of the module");
   std::vector<ArgValue> args;
   for (size_t i = 0; i < inputs.size(); ++i) {

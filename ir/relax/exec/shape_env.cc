@@ -171,10 +171,10 @@ std::optional<int64_t> ShapeEnv::Lookup(const PrimVar& var) const {
 }
 
 void ShapeEnv::Bind(const PrimVar& var, int64_t value) {
-  Check(var.defined() && var.dtype().is_int(), ErrorKind::kInternal,
+  KILN_CHECK(var.defined() && var.dtype().is_int(), ErrorKind::kInternal,
         "ShapeEnv::Bind: a shape variable must be an integer variable");
   bool added = values_.emplace(var.get(), value).second;
-  Check(added, ErrorKind::kInternal,
+  KILN_CHECK(added, ErrorKind::kInternal,
         "ShapeEnv::Bind: shape variable " + var.name() + " is bound twice");
   order_.push_back(var);
 }
@@ -217,11 +217,11 @@ std::string MatchValue(const StructInfo& sinfo, const Value& value, ShapeEnv& en
 
 HostTensor AllocateOutput(const StructInfo& sinfo, const ShapeEnv& env) {
   const auto* t = sinfo.as<TensorStructInfoNode>();
-  Check(t != nullptr && !t->unknown_dtype() && t->shape.has_value(), ErrorKind::kRuntime,
+  KILN_CHECK(t != nullptr && !t->unknown_dtype() && t->shape.has_value(), ErrorKind::kRuntime,
         "an output must be a tensor of known shape and dtype, got " + sinfo.ToString());
   std::vector<int64_t> shape = env.Eval(*t->shape);
   for (size_t i = 0; i < shape.size(); ++i) {
-    Check(shape[i] >= 0, ErrorKind::kRuntime,
+    KILN_CHECK(shape[i] >= 0, ErrorKind::kRuntime,
           "output " + sinfo.ToString() + " has the negative shape " + DimsText(shape));
   }
   HostTensor out(t->dtype, std::move(shape));

@@ -40,7 +40,7 @@ Value Value::Shape(std::vector<int64_t> dims) {
 }
 
 Value Value::Int(int64_t value, DataType dtype) {
-  Check(dtype.is_integral() && dtype.is_scalar(), ErrorKind::kInternal,
+  KILN_CHECK(dtype.is_integral() && dtype.is_scalar(), ErrorKind::kInternal,
         "Value::Int: " + dtype.ToString() + " is not an integer dtype");
   Value v;
   v.data_ = PrimScalar{dtype, value, 0.0};
@@ -48,7 +48,7 @@ Value Value::Int(int64_t value, DataType dtype) {
 }
 
 Value Value::Float(double value, DataType dtype) {
-  Check(dtype.is_float() && dtype.is_scalar(), ErrorKind::kInternal,
+  KILN_CHECK(dtype.is_float() && dtype.is_scalar(), ErrorKind::kInternal,
         "Value::Float: " + dtype.ToString() + " is not a float dtype");
   Value v;
   v.data_ = PrimScalar{dtype, 0, value};
@@ -56,7 +56,7 @@ Value Value::Float(double value, DataType dtype) {
 }
 
 Value::Kind Value::kind() const {
-  Check(defined(), ErrorKind::kInternal, "an undefined executor value has no kind");
+  KILN_CHECK(defined(), ErrorKind::kInternal, "an undefined executor value has no kind");
   if (is_tensor()) return Kind::kTensor;
   if (is_tuple()) return Kind::kTuple;
   if (is_shape()) return Kind::kShape;

@@ -28,17 +28,17 @@ OpRegistry& OpRegistry::Global() {
 }
 
 void OpRegistry::Register(OpInfo info) {
-  Check(static_cast<bool>(info.infer), ErrorKind::kInternal,
+  KILN_CHECK(static_cast<bool>(info.infer), ErrorKind::kInternal,
         "op '" + info.name + "' has no inference function");
   std::string name = info.name;
   bool added = ops_.emplace(name, std::move(info)).second;
-  Check(added, ErrorKind::kInternal, "op '" + name + "' is registered twice");
+  KILN_CHECK(added, ErrorKind::kInternal, "op '" + name + "' is registered twice");
 }
 
 void OpRegistry::SetPattern(std::initializer_list<std::string_view> names, OpPattern pattern) {
   for (std::string_view name : names) {
     auto it = ops_.find(name);
-    Check(it != ops_.end(), ErrorKind::kInternal,
+    KILN_CHECK(it != ops_.end(), ErrorKind::kInternal,
           "op '" + std::string(name) + "' gets a pattern but is not registered");
     it->second.pattern = pattern;
   }
@@ -83,7 +83,7 @@ Attrs CheckAttrs(const OpInfo& info, Attrs attrs) {
     const AttrValue& value = entry.second;
     auto spec = std::find_if(info.attrs.begin(), info.attrs.end(),
                              [&](const AttrSpec& s) { return s.name == name; });
-    Check(spec != info.attrs.end(), ErrorKind::kType,
+    KILN_CHECK(spec != info.attrs.end(), ErrorKind::kType,
           info.name + ": unknown attribute '" + name + "'");
     AttrType given = TypeOf(value);
     if (given == spec->type) continue;
@@ -97,7 +97,7 @@ Attrs CheckAttrs(const OpInfo& info, Attrs attrs) {
     }
     if (given == AttrType::kString && spec->type == AttrType::kDType) {
       auto t = DataType::Parse(std::get<std::string>(value));
-      Check(t.has_value(), ErrorKind::kType,
+      KILN_CHECK(t.has_value(), ErrorKind::kType,
             info.name + ": attribute '" + name + "' names no dtype: " + AttrValueToString(value));
       attrs.Set(name, *t);
       continue;
@@ -108,7 +108,7 @@ Attrs CheckAttrs(const OpInfo& info, Attrs attrs) {
   }
   for (const AttrSpec& spec : info.attrs) {
     if (attrs.Has(spec.name)) continue;
-    Check(!spec.required, ErrorKind::kType,
+    KILN_CHECK(!spec.required, ErrorKind::kType,
           info.name + ": attribute '" + spec.name + "' is required");
     if (spec.default_value) attrs.Set(spec.name, *spec.default_value);
   }
@@ -120,7 +120,7 @@ Attrs CheckAttrs(const OpInfo& info, Attrs attrs) {
 Expr Call(const std::string& op, std::vector<Expr> args, Attrs attrs,
           std::vector<StructInfo> sinfo_args) {
   const OpInfo* info = OpRegistry::Global().Find(op);
-  Check(info != nullptr, ErrorKind::kUnsupported, "unknown Relax op '" + op + "'");
+  KILN_CHECK(info != nullptr, ErrorKind::kUnsupported, "unknown Relax op '" + op + "'");
   int n = static_cast<int>(args.size());
   if (n < info->min_args || (info->max_args >= 0 && n > info->max_args)) {
     std::string expected = std::to_string(info->min_args);
@@ -131,7 +131,7 @@ Expr Call(const std::string& op, std::vector<Expr> args, Attrs attrs,
                 op + ": takes " + expected + " arguments, got " + std::to_string(n));
   }
   for (size_t i = 0; i < args.size(); ++i) {
-    Check(args[i].defined(), ErrorKind::kInvalidIR,
+    KILN_CHECK(args[i].defined(), ErrorKind::kInvalidIR,
           op + ": argument " + std::to_string(i) + " is undefined");
   }
   attrs = CheckAttrs(*info, std::move(attrs));

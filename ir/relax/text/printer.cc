@@ -126,7 +126,7 @@ class FunctionPrinter {
   }
 
   std::string Print(const Expr& e) {
-    Check(e.defined(), ErrorKind::kInvalidIR, "print: undefined Relax expression");
+    KILN_CHECK(e.defined(), ErrorKind::kInvalidIR, "print: undefined Relax expression");
     switch (e.kind()) {
       case ExprKind::kVar:
       case ExprKind::kDataflowVar:
@@ -295,7 +295,7 @@ class FunctionPrinter {
 
   std::string ConstantText(const ConstantNode* c) {
     const HostTensor& t = c->data;
-    Check(t.dtype().is_scalar() && !t.dtype().is_handle() && !t.dtype().is_void(),
+    KILN_CHECK(t.dtype().is_scalar() && !t.dtype().is_handle() && !t.dtype().is_void(),
           ErrorKind::kUnsupported,
           "print: constant of dtype " + t.dtype().ToString() + " has no text form");
     if (t.numel() <= ctx_.options.max_inline_constant_elements) return InlineConstant(t);

@@ -243,7 +243,7 @@ std::optional<OpPattern> OpPatternFromCode(int64_t code) {
 }
 
 OpPattern AnalyzeOpPattern(const ir::PrimFunc& func) {
-  Check(func.defined(), ErrorKind::kInvalidIR, "AnalyzeOpPattern: undefined PrimFunc");
+  KILN_CHECK(func.defined(), ErrorKind::kInvalidIR, "AnalyzeOpPattern: undefined PrimFunc");
   PatternAnalyzer analyzer(func);
   analyzer.VisitStmt(func->body);
   return analyzer.Result();

@@ -217,7 +217,7 @@ std::vector<PrimVar> UndefinedVars(const ir::PrimFunc& func) {
 
 std::optional<CallTIRMapping> MatchCallTIR(const IRModule& module, const CallNode& call,
                                            std::string* why) {
-  Check(call.op == "call_tir", ErrorKind::kInternal, "MatchCallTIR: not a call_tir");
+  KILN_CHECK(call.op == "call_tir", ErrorKind::kInternal, "MatchCallTIR: not a call_tir");
   return Matcher(module, call).Run(why);
 }
 

@@ -100,7 +100,7 @@ IRModule DeadCodeElimination(const IRModule& module,
 
   std::vector<std::string> entries = entry_functions;
   for (const std::string& e : entries) {
-    Check(out.Contains(e), ErrorKind::kInvalidIR,
+    KILN_CHECK(out.Contains(e), ErrorKind::kInvalidIR,
           "DeadCodeElimination: entry function " + e + " is not in the module");
   }
   if (entries.empty()) {

@@ -39,7 +39,7 @@ class Walker {
   void VisitFunction(const std::string& name) {
     if (!visited_.insert(name).second) return;
     const Function* f = module_.LookupFunction(name);
-    Check(f != nullptr, ErrorKind::kInvalidIR,
+    KILN_CHECK(f != nullptr, ErrorKind::kInvalidIR,
           "ExtractTasks: " + name + " is not a Relax function of the module");
     current_ = name;
     Visit((*f)->body);
@@ -86,7 +86,7 @@ class Walker {
 
   void AddCallSite(const std::string& name) {
     const ir::PrimFunc* f = module_.LookupPrimFunc(name);
-    Check(f != nullptr, ErrorKind::kInvalidIR,
+    KILN_CHECK(f != nullptr, ErrorKind::kInvalidIR,
           "ExtractTasks: function " + current_ + " calls " + name +
               " with call_tir, but it is not a PrimFunc of the module");
     ir::PrimFunc workload = Workload(*f);

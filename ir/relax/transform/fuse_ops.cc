@@ -395,7 +395,7 @@ bool IsPrimitiveFunction(const Function& func) {
 }
 
 IRModule FuseOps(const IRModule& module, const FuseOpsOptions& options) {
-  Check(
+  KILN_CHECK(
       options.max_fuse_depth >= 1, ErrorKind::kInvalidIR,
       "FuseOps: max_fuse_depth must be at least 1, got " + std::to_string(options.max_fuse_depth));
   IRModule out = module;

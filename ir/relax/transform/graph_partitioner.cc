@@ -15,7 +15,7 @@ int FusionGraph::AddNode(OpPattern pattern, bool extern_ref) {
 }
 
 void FusionGraph::AddEdge(int producer, int consumer, OpPattern pattern) {
-  Check(producer < consumer, ErrorKind::kInternal,
+  KILN_CHECK(producer < consumer, ErrorKind::kInternal,
         "FusionGraph: an edge must go from a producer to a later consumer");
   nodes[producer].outputs.push_back(Edge{consumer, pattern});
 }
@@ -145,7 +145,7 @@ class Partitioner {
     p.num_nodes += c.num_nodes;
     c.parent = parent;
     if (c.anchored) {
-      Check(!p.anchored, ErrorKind::kInternal, "FuseOps: a group would get two anchors");
+      KILN_CHECK(!p.anchored, ErrorKind::kInternal, "FuseOps: a group would get two anchors");
       p.anchored = true;
       p.pattern = Combine(c.pattern, p.pattern);
     }

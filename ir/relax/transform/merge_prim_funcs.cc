@@ -45,7 +45,7 @@ class Merger {
 
   ir::Buffer NewBuffer(const std::string& hint, const StructInfo& sinfo) {
     const auto* t = sinfo.as<TensorStructInfoNode>();
-    Check(t != nullptr && t->shape && !t->unknown_dtype(), ErrorKind::kUnsupported,
+    KILN_CHECK(t != nullptr && t->shape && !t->unknown_dtype(), ErrorKind::kUnsupported,
           "a tensor of known shape and dtype is needed, got " + sinfo.ToString());
     return ir::DeclBuffer(buffer_names_.Unique(hint), t->dtype, *t->shape);
   }
@@ -210,7 +210,7 @@ class Merger {
     MergedPrimFunc out;
     for (const PrimVar& v : UndefinedVars(draft)) {
       if (from_buffers.count(v.get()) != 0) continue;
-      Check(v.dtype().is_int(), ErrorKind::kUnsupported,
+      KILN_CHECK(v.dtype().is_int(), ErrorKind::kUnsupported,
             "FuseTIR of " + name_ + ": variable " + v.name() + " of dtype " + v.dtype().ToString() +
                 " is not defined by the group's signature");
       out.shape_params.push_back(v);

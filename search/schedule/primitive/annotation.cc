@@ -19,8 +19,8 @@ Stmt BlockWithAnnotations(const BlockRealizeNode* realize, Annotations annotatio
 
 void SetAnnotation(ScheduleState& state, int entry, const std::string& key, Expr value) {
   const SRef& ref = state.entry(entry);
-  Check(!key.empty(), ErrorKind::kSchedule, "annotate: empty annotation key");
-  Check(value.as<IntImmNode>() || value.as<FloatImmNode>() || value.as<StringImmNode>(),
+  KILN_CHECK(!key.empty(), ErrorKind::kSchedule, "annotate: empty annotation key");
+  KILN_CHECK(value.as<IntImmNode>() || value.as<FloatImmNode>() || value.as<StringImmNode>(),
         ErrorKind::kSchedule, "annotate: the value of \"" + key + "\" is not a constant");
   if (const ForNode* loop = ref.loop()) {
     Annotations annotations = loop->annotations;
@@ -38,13 +38,13 @@ void RemoveAnnotation(ScheduleState& state, int entry, const std::string& key) {
   const SRef& ref = state.entry(entry);
   if (const ForNode* loop = ref.loop()) {
     Annotations annotations = loop->annotations;
-    Check(annotations.erase(key) == 1, ErrorKind::kSchedule,
+    KILN_CHECK(annotations.erase(key) == 1, ErrorKind::kSchedule,
           "unannotate: " + LoopLabel(loop) + " has no annotation \"" + key + "\"");
     state.Replace(loop, ForWithAnnotations(loop, std::move(annotations)));
   } else {
     const BlockRealizeNode* realize = ref.realize();
     Annotations annotations = realize->block_node()->annotations;
-    Check(
+    KILN_CHECK(
         annotations.erase(key) == 1, ErrorKind::kSchedule,
         "unannotate: " + BlockLabel(realize->block_node()) + " has no annotation \"" + key + "\"");
     state.Replace(realize, BlockWithAnnotations(realize, std::move(annotations)));

@@ -98,13 +98,13 @@ std::string CacheReadBlock(ScheduleState& state, int b, int read_index, const st
   const BlockNode* block = state.entry(b).block();
   const Buffer buffer = BufferRegionAt(block, false, read_index, what).buffer;
   int scope_index = state.ScopeOf(b);
-  Check(scope_index >= 0, ErrorKind::kSchedule, what + ": " + BlockLabel(block) + " is the root");
+  KILN_CHECK(scope_index >= 0, ErrorKind::kSchedule, what + ": " + BlockLabel(block) + " is the root");
   int first_stage = -1;
   std::vector<int> readers;
   for (int other : state.ChildBlocks(scope_index)) {
     const BlockNode* o = state.entry(other).block();
     if (!BlockReads(o, buffer)) continue;
-    Check(!BlockWrites(o, buffer), ErrorKind::kSchedule,
+    KILN_CHECK(!BlockWrites(o, buffer), ErrorKind::kSchedule,
           what + ": " + BlockLabel(o) + " both reads and writes " + buffer->name);
     if (first_stage < 0) first_stage = StageOf(state, other, scope_index);
     readers.push_back(other);
@@ -114,9 +114,9 @@ std::string CacheReadBlock(ScheduleState& state, int b, int read_index, const st
     const BlockNode* o = state.entry(other).block();
     if (!BlockWrites(o, buffer)) continue;
     int stage = StageOf(state, other, scope_index);
-    Check(stage != first_stage, ErrorKind::kSchedule,
+    KILN_CHECK(stage != first_stage, ErrorKind::kSchedule,
           what + ": " + buffer->name + " is written and read under the same loop nest");
-    Check(stage < first_stage, ErrorKind::kSchedule,
+    KILN_CHECK(stage < first_stage, ErrorKind::kSchedule,
           what + ": " + BlockLabel(o) + " writes " + buffer->name +
               " after a block reads it; the copy would miss that write");
   }
@@ -146,14 +146,14 @@ std::string CacheWriteBlock(ScheduleState& state, int b, int write_index,
   const BlockNode* block = realize->block_node();
   const Buffer buffer = BufferRegionAt(block, true, write_index, what).buffer;
   int scope_index = state.ScopeOf(b);
-  Check(scope_index >= 0, ErrorKind::kSchedule, what + ": " + BlockLabel(block) + " is the root");
+  KILN_CHECK(scope_index >= 0, ErrorKind::kSchedule, what + ": " + BlockLabel(block) + " is the root");
   int stage = StageOf(state, b, scope_index);
   for (int other : state.ChildBlocks(scope_index)) {
     if (other == b) continue;
     const BlockNode* o = state.entry(other).block();
-    Check(!BlockWrites(o, buffer), ErrorKind::kSchedule,
+    KILN_CHECK(!BlockWrites(o, buffer), ErrorKind::kSchedule,
           what + ": " + buffer->name + " is also written by " + BlockLabel(o));
-    Check(!BlockReads(o, buffer) || StageOf(state, other, scope_index) != stage,
+    KILN_CHECK(!BlockReads(o, buffer) || StageOf(state, other, scope_index) != stage,
           ErrorKind::kSchedule,
           what + ": " + BlockLabel(o) + " reads " + buffer->name + " under the loops of " +
               BlockLabel(block));
@@ -173,7 +173,7 @@ std::string CacheWriteBlock(ScheduleState& state, int b, int write_index,
 void SetBufferScope(ScheduleState& state, int b, int write_index, const std::string& scope) {
   const BlockNode* block = state.entry(b).block();
   const Buffer buffer = BufferRegionAt(block, true, write_index, "set_scope").buffer;
-  Check(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
+  KILN_CHECK(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
         "set_scope: " + buffer->name + " written by " + BlockLabel(block) +
             " is a parameter of the function; its storage is the caller's");
   CheckStorageScope(scope, "set_scope");
@@ -193,25 +193,25 @@ void StorageAlignBuffer(ScheduleState& state, int b, int write_index, int axis, 
   const std::string what = "storage_align";
   const BlockNode* block = state.entry(b).block();
   const Buffer buffer = BufferRegionAt(block, true, write_index, what).buffer;
-  Check(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
+  KILN_CHECK(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
         what + ": " + buffer->name + " written by " + BlockLabel(block) +
             " is a parameter of the function; its strides are the caller's");
   const int ndim = static_cast<int>(buffer.ndim());
-  Check(axis >= -ndim && axis < ndim, ErrorKind::kSchedule,
+  KILN_CHECK(axis >= -ndim && axis < ndim, ErrorKind::kSchedule,
         what + ": axis " + std::to_string(axis) + " is out of range for " + buffer->name + " (" +
             std::to_string(ndim) + " dimensions)");
   if (axis < 0) axis += ndim;
-  Check(factor > 0, ErrorKind::kSchedule,
+  KILN_CHECK(factor > 0, ErrorKind::kSchedule,
         what + ": factor " + std::to_string(factor) + " is not positive");
-  Check(offset >= 0 && offset < factor, ErrorKind::kSchedule,
+  KILN_CHECK(offset >= 0 && offset < factor, ErrorKind::kSchedule,
         what + ": offset " + std::to_string(offset) + " is not in [0, factor " +
             std::to_string(factor) + ")");
-  Check(buffer->strides.empty(), ErrorKind::kSchedule,
+  KILN_CHECK(buffer->strides.empty(), ErrorKind::kSchedule,
         what + ": " + buffer->name + " already has explicit strides; align one axis per buffer");
   std::vector<int64_t> shape;
   for (const Expr& extent : buffer->shape) {
     auto v = AsConstInt(extent);
-    Check(v.has_value(), ErrorKind::kSchedule,
+    KILN_CHECK(v.has_value(), ErrorKind::kSchedule,
           what + ": " + buffer->name + " has a non-constant shape");
     shape.push_back(*v);
   }
@@ -221,7 +221,7 @@ void StorageAlignBuffer(ScheduleState& state, int b, int write_index, int axis, 
   for (int d = ndim; d-- > 0;) {
     if (d + 1 < ndim) stride *= shape[d + 1];
     if (d == axis) stride += (factor + offset - stride % factor) % factor;
-    Check(stride < (int64_t{1} << 40), ErrorKind::kSchedule,
+    KILN_CHECK(stride < (int64_t{1} << 40), ErrorKind::kSchedule,
           what + ": the strides of " + buffer->name + " overflow");
     strides[d] = stride;
   }
@@ -236,7 +236,7 @@ void StorageAlignBuffer(ScheduleState& state, int b, int write_index, int axis, 
       for (const Buffer& a : blk->alloc_buffers) allocated |= a.same_as(buffer);
     }
   }
-  Check(allocated, ErrorKind::kSchedule,
+  KILN_CHECK(allocated, ErrorKind::kSchedule,
         what + ": " + buffer->name + " is not allocated by a block of the function");
   state.SetFunc(
       state.func().WithBody(ReplaceBuffers(state.func()->body, {{buffer.get(), aligned}})));

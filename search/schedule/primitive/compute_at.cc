@@ -135,16 +135,16 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
   const ForNode* loop = state.entry(l).loop();
   const std::string block_label = BlockLabel(block);
   int scope = state.ScopeOf(b);
-  Check(scope >= 0 && state.ScopeOf(l) == scope, ErrorKind::kSchedule,
+  KILN_CHECK(scope >= 0 && state.ScopeOf(l) == scope, ErrorKind::kSchedule,
         what + ": " + LoopLabel(loop) + " is not in the scope of " + block_label);
-  Check(!InSubtree(state, l, b), ErrorKind::kSchedule,
+  KILN_CHECK(!InSubtree(state, l, b), ErrorKind::kSchedule,
         what + ": " + block_label + " is already under " + LoopLabel(loop));
   int root = RemovalRoot(state, b);
-  Check(!InSubtree(state, root, l), ErrorKind::kSchedule,
+  KILN_CHECK(!InSubtree(state, root, l), ErrorKind::kSchedule,
         what + ": " + LoopLabel(loop) + " is one of the loops of " + block_label + " itself");
-  Check(IsInSequence(state, root), ErrorKind::kSchedule,
+  KILN_CHECK(IsInSequence(state, root), ErrorKind::kSchedule,
         what + ": " + block_label + " shares its loops with other statements");
-  Check(reverse ? b >= state.entry(l).end : b < l, ErrorKind::kSchedule,
+  KILN_CHECK(reverse ? b >= state.entry(l).end : b < l, ErrorKind::kSchedule,
         what + ": " + block_label + " must come " + (reverse ? "after " : "before ") +
             LoopLabel(loop));
   // Moving the block reorders it with the stages between its place and the loop's: none of
@@ -160,16 +160,16 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
       const BlockNode* o = state.entry(other).block();
       bool passed = other >= first && other <= last;
       for (const BufferRegion& w : block->writes) {
-        Check(!BlockWrites(o, w.buffer), ErrorKind::kSchedule,
+        KILN_CHECK(!BlockWrites(o, w.buffer), ErrorKind::kSchedule,
               what + ": " + w.buffer->name + " is written by both " + block_label + " and " +
                   BlockLabel(o) + "; only the single producer of a buffer can move");
-        Check(!(reverse && passed && BlockReads(o, w.buffer)), ErrorKind::kSchedule,
+        KILN_CHECK(!(reverse && passed && BlockReads(o, w.buffer)), ErrorKind::kSchedule,
               what + ": " + BlockLabel(o) + " reads " + w.buffer->name + ", which " + block_label +
                   " writes, between the two places; moving it would change what is read");
       }
       for (const BufferRegion& r : block->reads) {
         bool producer_under_loop = reverse && InSubtree(state, l, other);
-        Check(!(passed && !producer_under_loop && BlockWrites(o, r.buffer)), ErrorKind::kSchedule,
+        KILN_CHECK(!(passed && !producer_under_loop && BlockWrites(o, r.buffer)), ErrorKind::kSchedule,
               what + ": " + BlockLabel(o) + " writes " + r.buffer->name + ", which " + block_label +
                   " reads, between the two places; moving it would change what it "
                   "reads");
@@ -185,18 +185,18 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
       const BlockNode* o = state.entry(other).block();
       bool related = reverse ? BlockWrites(o, r.buffer) : BlockReads(o, r.buffer);
       if (!related) continue;
-      Check(InSubtree(state, l, other), ErrorKind::kSchedule,
+      KILN_CHECK(InSubtree(state, l, other), ErrorKind::kSchedule,
             what + ": " + BlockLabel(o) + (reverse ? " writes " : " reads ") + r.buffer->name +
                 " but is not under " + LoopLabel(loop));
       linked = true;
     }
     if (!linked) continue;
-    Check(!buffer.defined(), ErrorKind::kSchedule,
+    KILN_CHECK(!buffer.defined(), ErrorKind::kSchedule,
           what + ": " + block_label + " is linked to the blocks under " + LoopLabel(loop) +
               " by more than one buffer");
     buffer = r.buffer;
   }
-  Check(buffer.defined(), ErrorKind::kSchedule,
+  KILN_CHECK(buffer.defined(), ErrorKind::kSchedule,
         what + ": no block under " + LoopLabel(loop) + (reverse ? " produces" : " consumes") +
             " what " + block_label + (reverse ? " reads" : " writes"));
   // A consumer placed under the loop reads, in each iteration, what the producers wrote in it:
@@ -211,7 +211,7 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
         const ForNode* f = state.entry(outer).loop();
         for (size_t i = 0; i < p->iter_values.size(); ++i) {
           const IterVar& iv = p->block_node()->iter_vars[i];
-          Check(iv.kind != IterKind::kReduce || !UsesVar(p->iter_values[i], f->loop_var.get()),
+          KILN_CHECK(iv.kind != IterKind::kReduce || !UsesVar(p->iter_values[i], f->loop_var.get()),
                 ErrorKind::kSchedule,
                 what + ": " + LoopLabel(f) + " is bound to the reduction iteration " +
                     iv.var.name() + " of " + BlockLabel(p->block_node()) + ", which produces " +
@@ -230,7 +230,7 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
       for (size_t k = 0; v && k < block->iter_vars.size(); ++k) {
         if (block->iter_vars[k].var.get() == v) iter = static_cast<int>(k);
       }
-      Check(iter >= 0 && IsConstInt(r.region[d].extent, 1) && dim_of[iter] < 0,
+      KILN_CHECK(iter >= 0 && IsConstInt(r.region[d].extent, 1) && dim_of[iter] < 0,
             ErrorKind::kSchedule,
             what + ": " + block_label + " accesses " + buffer->name +
                 " at an index that is not one of its iteration variables");
@@ -251,7 +251,7 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
     // elements twice, all of them right); a consumer may only read what the loop wrote.
     if (reverse) {
       std::string gaps = WhyProducedRegionHasGaps(state, other, l, buffer, analyzer);
-      Check(gaps.empty(), ErrorKind::kSchedule,
+      KILN_CHECK(gaps.empty(), ErrorKind::kSchedule,
             what + ": the part of " + buffer->name + " that " + BlockLabel(o) + " writes under " +
                 LoopLabel(loop) + " is not a dense box (" + gaps + "); " + block_label +
                 " would read elements no iteration of the loop has written");
@@ -272,7 +272,7 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
     Expr min = iv.dom.min, extent = iv.dom.extent;
     if (dim_of[k] >= 0) {
       const arith::IntervalSet& s = region.at(dim_of[k]);
-      Check(s.min.defined() && s.max.defined(), ErrorKind::kSchedule,
+      KILN_CHECK(s.min.defined() && s.max.defined(), ErrorKind::kSchedule,
             what + ": cannot bound the region of " + buffer->name + " needed under " +
                 LoopLabel(loop));
       min = analyzer.Simplify(s.min);

@@ -16,15 +16,15 @@ namespace {
 
 // The store of a spatial, init-free block with one store; `what` names the primitive.
 const BufferStoreNode* SimpleStore(const BlockNode* block, const std::string& what) {
-  Check(!block->init.defined(), ErrorKind::kSchedule,
+  KILN_CHECK(!block->init.defined(), ErrorKind::kSchedule,
         what + ": " + BlockLabel(block) + " is a reduction (it has an init)");
   for (const IterVar& iv : block->iter_vars) {
-    Check(iv.kind == IterKind::kSpatial, ErrorKind::kSchedule,
+    KILN_CHECK(iv.kind == IterKind::kSpatial, ErrorKind::kSchedule,
           what + ": " + BlockLabel(block) + " has the " + IterKindName(iv.kind) + " iteration " +
               iv.var.name());
   }
   const auto* store = block->body.as<BufferStoreNode>();
-  Check(store != nullptr, ErrorKind::kSchedule,
+  KILN_CHECK(store != nullptr, ErrorKind::kSchedule,
         what + ": the body of " + BlockLabel(block) + " is not a single buffer store");
   return store;
 }
@@ -69,7 +69,7 @@ class LoadInliner : public IRMutator {
 
 int ScopeChecked(const ScheduleState& state, int block, const std::string& what) {
   int scope = state.ScopeOf(block);
-  Check(scope >= 0, ErrorKind::kSchedule, what + ": the root block cannot be inlined");
+  KILN_CHECK(scope >= 0, ErrorKind::kSchedule, what + ": the root block cannot be inlined");
   return scope;
 }
 
@@ -82,20 +82,20 @@ void ComputeInlineBlock(ScheduleState& state, int b) {
   int scope = ScopeChecked(state, b, what);
   const BufferStoreNode* store = SimpleStore(block, what);
   const Buffer& buffer = store->buffer;
-  Check(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
+  KILN_CHECK(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
         what + ": " + BlockLabel(block) + " writes " + buffer->name +
             ", a parameter of the function; only intermediate stages can be inlined");
-  Check(!IterPositions(block, store->indices).empty(), ErrorKind::kSchedule,
+  KILN_CHECK(!IterPositions(block, store->indices).empty(), ErrorKind::kSchedule,
         what + ": " + BlockLabel(block) + " does not store to " + buffer->name +
             " at exactly its iteration variables");
-  Check(!BlockReads(block, buffer), ErrorKind::kSchedule,
+  KILN_CHECK(!BlockReads(block, buffer), ErrorKind::kSchedule,
         what + ": " + BlockLabel(block) + " reads the buffer it writes");
   std::unordered_map<const StmtNode*, Stmt> edits;
   for (int other : state.ChildBlocks(scope)) {
     if (other == b) continue;
     const BlockRealizeNode* r = state.entry(other).realize();
     const BlockNode* consumer = r->block_node();
-    Check(!BlockWrites(consumer, buffer), ErrorKind::kSchedule,
+    KILN_CHECK(!BlockWrites(consumer, buffer), ErrorKind::kSchedule,
           what + ": " + buffer->name + " is also written by " + BlockLabel(consumer));
     if (!BlockReads(consumer, buffer)) continue;
     LoadInliner inliner(buffer, store);
@@ -106,7 +106,7 @@ void ComputeInlineBlock(ScheduleState& state, int b) {
   }
   int root = RemovalRoot(state, b);
   const BlockRealizeNode* scope_realize = state.entry(scope).realize();
-  Check(IsInSequence(state, root), ErrorKind::kSchedule,
+  KILN_CHECK(IsInSequence(state, root), ErrorKind::kSchedule,
         what + ": " + BlockLabel(block) + " is the only statement of its enclosing loop or scope");
   edits[state.entry(root).stmt.get()] = Stmt();
   Stmt body = ReplaceStmts(scope_realize->block_node()->body, edits);
@@ -119,10 +119,10 @@ void ReverseComputeInlineBlock(ScheduleState& state, int c) {
   const BlockNode* consumer = realize->block_node();
   int scope = ScopeChecked(state, c, what);
   const BufferStoreNode* store = SimpleStore(consumer, what);
-  Check(IsConstInt(realize->predicate, 1), ErrorKind::kSchedule,
+  KILN_CHECK(IsConstInt(realize->predicate, 1), ErrorKind::kSchedule,
         what + ": " + BlockLabel(consumer) + " has a predicate");
   std::vector<int> producers = ProducerBlocks(state, c);
-  Check(producers.size() == 1, ErrorKind::kSchedule,
+  KILN_CHECK(producers.size() == 1, ErrorKind::kSchedule,
         what + ": " + BlockLabel(consumer) + " has " + std::to_string(producers.size()) +
             " producer blocks; exactly one is needed");
   int p = producers[0];
@@ -130,12 +130,12 @@ void ReverseComputeInlineBlock(ScheduleState& state, int c) {
   const BlockNode* producer = p_realize->block_node();
   const BufferStoreNode* p_store = SimpleStore(producer, what);
   const Buffer& buffer = p_store->buffer;
-  Check(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
+  KILN_CHECK(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
         what + ": " + BlockLabel(producer) + " writes " + buffer->name +
             ", a parameter of the function");
   for (int other : state.ChildBlocks(scope)) {
     if (other == c || other == p) continue;
-    Check(
+    KILN_CHECK(
         !BlockReads(state.entry(other).block(), buffer), ErrorKind::kSchedule,
         what + ": " + buffer->name + " is also read by " + BlockLabel(state.entry(other).block()));
   }
@@ -162,7 +162,7 @@ void ReverseComputeInlineBlock(ScheduleState& state, int c) {
   } finder(buffer, load_indices, uniform);
   finder.VisitStmt(consumer->body);
   auto positions = IterPositions(consumer, load_indices);
-  Check(uniform && !positions.empty(), ErrorKind::kSchedule,
+  KILN_CHECK(uniform && !positions.empty(), ErrorKind::kSchedule,
         what + ": " + BlockLabel(consumer) + " does not read " + buffer->name +
             " at exactly its iteration variables");
   VarMap map;
@@ -189,7 +189,7 @@ void ReverseComputeInlineBlock(ScheduleState& state, int c) {
   edits[p_realize] = WithDetectedRegions(p_realize, *copy);
   int root = RemovalRoot(state, c);
   const BlockRealizeNode* scope_realize = state.entry(scope).realize();
-  Check(
+  KILN_CHECK(
       IsInSequence(state, root), ErrorKind::kSchedule,
       what + ": " + BlockLabel(consumer) + " is the only statement of its enclosing loop or scope");
   edits[state.entry(root).stmt.get()] = Stmt();

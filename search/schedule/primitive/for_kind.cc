@@ -42,10 +42,10 @@ bool IsThreadAxis(const std::string& tag) {
 void SetLoopKind(ScheduleState& state, int loop_index, ForKind kind, const std::string& thread) {
   const ForNode* loop = state.entry(loop_index).loop();
   const std::string what = PrimitiveName(kind);
-  Check(loop->for_kind == ForKind::kSerial, ErrorKind::kSchedule,
+  KILN_CHECK(loop->for_kind == ForKind::kSerial, ErrorKind::kSchedule,
         what + ": " + LoopLabel(loop) + " is already " + ForKindName(loop->for_kind));
   if (kind == ForKind::kThreadBinding) {
-    Check(
+    KILN_CHECK(
         IsThreadAxis(thread), ErrorKind::kSchedule,
         "bind: \"" + thread + "\" is not a thread axis (blockIdx.x, threadIdx.y, vthread.z, ...)");
   }
@@ -59,7 +59,7 @@ void SetLoopKind(ScheduleState& state, int loop_index, ForKind kind, const std::
       const BlockNode* block = realize->block_node();
       for (size_t i = 0; i < realize->iter_values.size(); ++i) {
         if (!UsesVar(realize->iter_values[i], var)) continue;
-        Check(block->iter_vars[i].kind == IterKind::kSpatial, ErrorKind::kSchedule,
+        KILN_CHECK(block->iter_vars[i].kind == IterKind::kSpatial, ErrorKind::kSchedule,
               what + ": " + LoopLabel(loop) + " is bound to the " +
                   IterKindName(block->iter_vars[i].kind) + " iteration " +
                   block->iter_vars[i].var.name() + " of " + BlockLabel(block));

@@ -47,13 +47,13 @@ class LayoutChecker {
     for (size_t d = 0; d < map_.results.size(); ++d) {
       Expr e = analyzer.Simplify(map_.results[d]);
       arith::LinearForm form = arith::ToLinear(e);
-      Check(form.constant == 0, ErrorKind::kSchedule,
+      KILN_CHECK(form.constant == 0, ErrorKind::kSchedule,
             Prefix() + "result " + std::to_string(d) + " (" + Text(e) +
                 ") is offset by a constant; the new layout would need padding");
       std::vector<Piece> pieces;
       for (const arith::LinearTerm& term : form.terms) {
         Piece piece = PieceOf(term.atom, d);
-        Check(term.coef > 0, ErrorKind::kSchedule,
+        KILN_CHECK(term.coef > 0, ErrorKind::kSchedule,
               Prefix() + "result " + std::to_string(d) + " (" + Text(e) +
                   ") has a negative coefficient");
         piece.coef = term.coef;
@@ -63,7 +63,7 @@ class LayoutChecker {
                 [](const Piece& a, const Piece& b) { return a.coef < b.coef; });
       int64_t extent = 1;
       for (const Piece& piece : pieces) {
-        Check(piece.coef == extent, ErrorKind::kSchedule,
+        KILN_CHECK(piece.coef == extent, ErrorKind::kSchedule,
               Prefix() + "result " + std::to_string(d) + " (" + Text(e) +
                   ") does not combine its parts with mixed-radix coefficients, so two elements "
                   "could land on one place or places would be left empty");
@@ -78,13 +78,13 @@ class LayoutChecker {
                 [](const Piece& a, const Piece& b) { return a.lower < b.lower; });
       int64_t covered = 1;
       for (const Piece& piece : pieces) {
-        Check(piece.lower == covered, ErrorKind::kSchedule,
+        KILN_CHECK(piece.lower == covered, ErrorKind::kSchedule,
               Prefix() + "index " + map_.params[p].name() +
                   (piece.lower < covered ? " is used twice" : " is only partly used") +
                   ", so the map is not one-to-one");
         covered *= piece.extent;
       }
-      Check(covered == shape_[p], ErrorKind::kSchedule,
+      KILN_CHECK(covered == shape_[p], ErrorKind::kSchedule,
             Prefix() + "index " + map_.params[p].name() + " (extent " + std::to_string(shape_[p]) +
                 ") is " + (covered == 1 ? "dropped" : "only partly used") +
                 ", so the map is not one-to-one");
@@ -237,16 +237,16 @@ void TransformLayoutBuffer(ScheduleState& state, int b, int buffer_index, bool i
   const std::string what = "transform_layout";
   const BlockNode* block = state.entry(b).block();
   const Buffer buffer = BufferRegionAt(block, is_write, buffer_index, what).buffer;
-  Check(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
+  KILN_CHECK(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
         what + ": " + buffer->name + (is_write ? " written" : " read") + " by " +
             BlockLabel(block) +
             " is a parameter of the function; its layout is the kernel's interface. Transform "
             "an intermediate buffer instead (e.g. the copy that cache_read or cache_write makes)");
-  Check(index_map.params.size() == buffer.ndim(), ErrorKind::kSchedule,
+  KILN_CHECK(index_map.params.size() == buffer.ndim(), ErrorKind::kSchedule,
         what + ": index map " + index_map.ToText() + " takes " +
             std::to_string(index_map.params.size()) + " indices but " + buffer->name + " has " +
             std::to_string(buffer.ndim()) + " dimensions");
-  Check(buffer->strides.empty(), ErrorKind::kSchedule,
+  KILN_CHECK(buffer->strides.empty(), ErrorKind::kSchedule,
         what + ": " + buffer->name +
             " has explicit strides (from storage_align); transform its "
             "layout before aligning it");
@@ -254,7 +254,7 @@ void TransformLayoutBuffer(ScheduleState& state, int b, int buffer_index, bool i
   DataType index_type = DataType::Int(32);
   for (const Expr& extent : buffer->shape) {
     auto v = AsConstInt(extent);
-    Check(v.has_value(), ErrorKind::kSchedule,
+    KILN_CHECK(v.has_value(), ErrorKind::kSchedule,
           what + ": " + buffer->name + " has a non-constant shape");
     shape.push_back(*v);
     index_type = extent.dtype();
@@ -276,7 +276,7 @@ void TransformLayoutBuffer(ScheduleState& state, int b, int buffer_index, bool i
   Buffer moved = WithShape(buffer, std::move(shape_exprs));
   LayoutRewriter rewriter(buffer, moved, map);
   Stmt body = rewriter.VisitStmt(state.func()->body);
-  Check(rewriter.allocated, ErrorKind::kSchedule,
+  KILN_CHECK(rewriter.allocated, ErrorKind::kSchedule,
         what + ": " + buffer->name + " is not allocated by a block of the function");
   state.SetFunc(state.func().WithBody(body));
 }

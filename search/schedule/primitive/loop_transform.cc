@@ -32,7 +32,7 @@ class PredicateAdder : public IRMutator {
 constexpr int64_t kMaxSplitProduct = int64_t{1} << 40;
 
 void CheckSerial(const ForNode* loop, const std::string& what) {
-  Check(loop->for_kind == ForKind::kSerial, ErrorKind::kSchedule,
+  KILN_CHECK(loop->for_kind == ForKind::kSerial, ErrorKind::kSchedule,
         what + ": " + LoopLabel(loop) + " is " + ForKindName(loop->for_kind) +
             "; only serial loops can be transformed");
 }
@@ -42,20 +42,20 @@ void CheckSerial(const ForNode* loop, const std::string& what) {
 std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int64_t> factors) {
   const ForNode* loop = state.entry(loop_index).loop();
   CheckSerial(loop, "split");
-  Check(!factors.empty(), ErrorKind::kSchedule, "split: no factors given for " + LoopLabel(loop));
+  KILN_CHECK(!factors.empty(), ErrorKind::kSchedule, "split: no factors given for " + LoopLabel(loop));
   int inferred = -1;
   int64_t known = 1;
   for (size_t i = 0; i < factors.size(); ++i) {
     if (factors[i] == -1) {
-      Check(inferred < 0, ErrorKind::kSchedule,
+      KILN_CHECK(inferred < 0, ErrorKind::kSchedule,
             "split: more than one factor of " + LoopLabel(loop) + " is to be inferred");
       inferred = static_cast<int>(i);
       continue;
     }
-    Check(factors[i] >= 1, ErrorKind::kSchedule,
+    KILN_CHECK(factors[i] >= 1, ErrorKind::kSchedule,
           "split: factor " + std::to_string(factors[i]) + " of " + LoopLabel(loop) +
               " is not positive");
-    Check(factors[i] <= kMaxSplitProduct / known, ErrorKind::kSchedule,
+    KILN_CHECK(factors[i] <= kMaxSplitProduct / known, ErrorKind::kSchedule,
           "split: the factors of " + LoopLabel(loop) + " multiply to more than 2^40");
     known *= factors[i];
   }
@@ -65,13 +65,13 @@ std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int
   if (auto extent = AsConstInt(loop->extent)) {
     if (inferred >= 0) factors[inferred] = (*extent + known - 1) / known;
     int64_t product = inferred >= 0 ? known * factors[inferred] : known;
-    Check(product >= *extent, ErrorKind::kSchedule,
+    KILN_CHECK(product >= *extent, ErrorKind::kSchedule,
           "split: the factors of " + LoopLabel(loop) + " multiply to " + std::to_string(product) +
               ", less than its extent " + std::to_string(*extent));
     need_predicate = product != *extent;
     for (size_t i = 0; i < factors.size(); ++i) extents[i] = IntImm(dtype, factors[i]);
   } else {
-    Check(inferred >= 0, ErrorKind::kSchedule,
+    KILN_CHECK(inferred >= 0, ErrorKind::kSchedule,
           "split: " + LoopLabel(loop) + " has a non-constant extent; one factor must be inferred");
     for (size_t i = 0; i < factors.size(); ++i) {
       extents[i] = static_cast<int>(i) == inferred
@@ -109,13 +109,13 @@ std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int
 }
 
 Var FuseLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
-  Check(!loop_indices.empty(), ErrorKind::kSchedule, "fuse: no loops given");
+  KILN_CHECK(!loop_indices.empty(), ErrorKind::kSchedule, "fuse: no loops given");
   std::vector<const ForNode*> loops;
   for (int index : loop_indices) loops.push_back(state.entry(index).loop());
   for (size_t i = 0; i < loops.size(); ++i) {
     CheckSerial(loops[i], "fuse");
     if (i + 1 < loops.size()) {
-      Check(loops[i]->body.get() == loops[i + 1], ErrorKind::kSchedule,
+      KILN_CHECK(loops[i]->body.get() == loops[i + 1], ErrorKind::kSchedule,
             "fuse: " + LoopLabel(loops[i + 1]) + " is not the only statement directly inside " +
                 LoopLabel(loops[i]) + "; only perfectly nested loops can be fused");
     }
@@ -123,7 +123,7 @@ Var FuseLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
   std::unordered_set<const VarNode*> vars;
   for (const ForNode* loop : loops) vars.insert(loop->loop_var.get());
   for (const ForNode* loop : loops) {
-    Check(!UsesAnyVar(loop->extent, vars) && !UsesAnyVar(loop->min, vars), ErrorKind::kSchedule,
+    KILN_CHECK(!UsesAnyVar(loop->extent, vars) && !UsesAnyVar(loop->min, vars), ErrorKind::kSchedule,
           "fuse: the extent of " + LoopLabel(loop) + " depends on another fused loop");
   }
   const DataType dtype = loops[0]->loop_var.dtype();
@@ -150,9 +150,9 @@ void ReorderLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i + 1 < sorted.size(); ++i) {
     const SRef& outer = state.entry(sorted[i]);
-    Check(sorted[i] != sorted[i + 1], ErrorKind::kSchedule,
+    KILN_CHECK(sorted[i] != sorted[i + 1], ErrorKind::kSchedule,
           "reorder: " + LoopLabel(outer.loop()) + " appears twice");
-    Check(sorted[i + 1] < outer.end, ErrorKind::kSchedule,
+    KILN_CHECK(sorted[i + 1] < outer.end, ErrorKind::kSchedule,
           "reorder: " + LoopLabel(state.entry(sorted[i + 1]).loop()) + " is not nested inside " +
               LoopLabel(outer.loop()) + "; the loops must lie on one chain");
   }
@@ -163,7 +163,7 @@ void ReorderLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
     chain.push_back(loop);
     if (loop == bottom) break;
     const ForNode* next = loop->body.as<ForNode>();
-    Check(next != nullptr, ErrorKind::kSchedule,
+    KILN_CHECK(next != nullptr, ErrorKind::kSchedule,
           "reorder: " + LoopLabel(loop) +
               " holds more than a single loop; the loops between the reordered ones must be "
               "perfectly nested");
@@ -200,7 +200,7 @@ void ReorderLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
       for (size_t a = 0; a < mixed.size(); ++a) {
         for (size_t c = a + 1; c < mixed.size(); ++c) {
           bool before = old_pos[mixed[a]] < old_pos[mixed[c]];
-          Check(before == (new_pos[mixed[a]] < new_pos[mixed[c]]), ErrorKind::kSchedule,
+          KILN_CHECK(before == (new_pos[mixed[a]] < new_pos[mixed[c]]), ErrorKind::kSchedule,
                 "reorder: " + LoopLabel(mixed[a]) + " and " + LoopLabel(mixed[c]) +
                     " are both bound to spatial and reduction iterations of " + BlockLabel(block) +
                     " (parts of a fused loop); swapping them could run an update of an element "
@@ -213,7 +213,7 @@ void ReorderLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
   for (size_t i = 0; i < order.size(); ++i) {
     std::unordered_set<const VarNode*> inner;
     for (size_t j = i; j < order.size(); ++j) inner.insert(order[j]->loop_var.get());
-    Check(!UsesAnyVar(order[i]->min, inner) && !UsesAnyVar(order[i]->extent, inner),
+    KILN_CHECK(!UsesAnyVar(order[i]->min, inner) && !UsesAnyVar(order[i]->extent, inner),
           ErrorKind::kSchedule,
           "reorder: the bounds of " + LoopLabel(order[i]) +
               " depend on a loop that would be outside it");

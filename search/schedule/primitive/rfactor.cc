@@ -89,7 +89,7 @@ std::string RFactorLoop(ScheduleState& state, int l, int factor_axis) {
   const std::string what = "rfactor";
   const ForNode* loop = state.entry(l).loop();
   std::vector<int> under = state.BlocksUnder(l);
-  Check(under.size() == 1, ErrorKind::kSchedule,
+  KILN_CHECK(under.size() == 1, ErrorKind::kSchedule,
         what + ": " + LoopLabel(loop) + " holds " + std::to_string(under.size()) +
             " blocks; it must hold exactly one reduction block");
   const int b = under[0];
@@ -97,15 +97,15 @@ std::string RFactorLoop(ScheduleState& state, int l, int factor_axis) {
   const BlockNode* block = realize->block_node();
   const std::string label = BlockLabel(block);
   const int scope = state.ScopeOf(b);
-  Check(scope >= 0 && state.ScopeOf(l) == scope, ErrorKind::kSchedule,
+  KILN_CHECK(scope >= 0 && state.ScopeOf(l) == scope, ErrorKind::kSchedule,
         what + ": " + LoopLabel(loop) + " is not in the scope of " + label);
-  Check(block->init.defined(), ErrorKind::kSchedule,
+  KILN_CHECK(block->init.defined(), ErrorKind::kSchedule,
         what + ": " + label + " has no init; only a reduction block can be factored");
   const auto* store = block->body.as<BufferStoreNode>();
-  Check(store != nullptr, ErrorKind::kSchedule,
+  KILN_CHECK(store != nullptr, ErrorKind::kSchedule,
         what + ": the body of " + label + " is not a single buffer store");
   std::optional<Reducer> reducer = MatchReducer(store);
-  Check(reducer.has_value() && !ReadsBuffer(reducer->rhs, store->buffer), ErrorKind::kSchedule,
+  KILN_CHECK(reducer.has_value() && !ReadsBuffer(reducer->rhs, store->buffer), ErrorKind::kSchedule,
         what + ": " + label + " is not a reduction of the form " + store->buffer->name +
             "[...] = " + store->buffer->name + "[...] (+, *, max or min) value");
   const auto* init = block->init.as<BufferStoreNode>();
@@ -113,10 +113,10 @@ std::string RFactorLoop(ScheduleState& state, int l, int factor_axis) {
   for (size_t i = 0; init_ok && i < init->indices.size(); ++i) {
     init_ok = arith::ExprDeepEqual(init->indices[i], store->indices[i]);
   }
-  Check(init_ok, ErrorKind::kSchedule,
+  KILN_CHECK(init_ok, ErrorKind::kSchedule,
         what + ": the init of " + label + " does not store to the element the block reduces into");
   const int ndim = static_cast<int>(store->buffer.ndim());
-  Check(factor_axis >= -(ndim + 1) && factor_axis <= ndim, ErrorKind::kSchedule,
+  KILN_CHECK(factor_axis >= -(ndim + 1) && factor_axis <= ndim, ErrorKind::kSchedule,
         what + ": factor_axis " + std::to_string(factor_axis) + " is out of range for " +
             store->buffer->name + " (" + std::to_string(ndim) + " dimensions: expected -" +
             std::to_string(ndim + 1) + " to " + std::to_string(ndim) + ")");
@@ -128,7 +128,7 @@ std::string RFactorLoop(ScheduleState& state, int l, int factor_axis) {
   std::vector<int> loops = state.LoopsAbove(b);
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     const IterVar& iv = block->iter_vars[i];
-    Check(iv.kind != IterKind::kOpaque, ErrorKind::kSchedule,
+    KILN_CHECK(iv.kind != IterKind::kOpaque, ErrorKind::kSchedule,
           what + ": " + label + " has the opaque iteration " + iv.var.name());
     if (iv.kind == IterKind::kReduce) reduce_iters.insert(iv.var.get());
     for (int li : loops) {
@@ -139,27 +139,27 @@ std::string RFactorLoop(ScheduleState& state, int l, int factor_axis) {
   }
   for (int li : loops) {
     const ForNode* f = state.entry(li).loop();
-    Check(!(spatial_loops.count(f->loop_var.get()) && reduce_loops.count(f->loop_var.get())),
+    KILN_CHECK(!(spatial_loops.count(f->loop_var.get()) && reduce_loops.count(f->loop_var.get())),
           ErrorKind::kSchedule,
           what + ": " + LoopLabel(f) + " is bound to both spatial and reduction iterations of " +
               label);
   }
-  Check(reduce_loops.count(loop->loop_var.get()) > 0, ErrorKind::kSchedule,
+  KILN_CHECK(reduce_loops.count(loop->loop_var.get()) > 0, ErrorKind::kSchedule,
         what + ": " + LoopLabel(loop) + " is not bound to a reduction iteration of " + label);
   for (const Expr& index : store->indices) {
-    Check(!UsesAnyVar(index, reduce_iters), ErrorKind::kSchedule,
+    KILN_CHECK(!UsesAnyVar(index, reduce_iters), ErrorKind::kSchedule,
           what + ": " + label + " stores at an index that depends on a reduction iteration");
   }
   for (int li : loops) {
     const ForNode* f = state.entry(li).loop();
-    Check(spatial_loops.count(f->loop_var.get()) || !UsesVar(realize->predicate, f->loop_var.get()),
+    KILN_CHECK(spatial_loops.count(f->loop_var.get()) || !UsesVar(realize->predicate, f->loop_var.get()),
           ErrorKind::kSchedule,
           what + ": the predicate of " + label + " depends on " + LoopLabel(f) +
               " (a split that does not divide the reduction); some partial results would never "
               "be initialized");
   }
   const int stage = StageOf(state, b, scope);
-  Check(state.BlocksUnder(stage).size() == 1, ErrorKind::kSchedule,
+  KILN_CHECK(state.BlocksUnder(stage).size() == 1, ErrorKind::kSchedule,
         what + ": the loops of " + label +
             " hold other blocks; the write-back block could not be placed after them");
 

@@ -65,13 +65,13 @@ void CheckStorageScope(const std::string& scope, const std::string& what) {
   for (char c : scope) {
     ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
   }
-  Check(ok, ErrorKind::kSchedule,
+  KILN_CHECK(ok, ErrorKind::kSchedule,
         what + ": \"" + scope + "\" is not a storage scope (global, shared, local, ...)");
 }
 
 int64_t ConstExtent(const ForNode* loop, const std::string& what) {
   auto extent = AsConstInt(loop->extent);
-  Check(extent.has_value(), ErrorKind::kSchedule,
+  KILN_CHECK(extent.has_value(), ErrorKind::kSchedule,
         what + ": " + LoopLabel(loop) + " has a non-constant extent");
   return *extent;
 }
@@ -119,7 +119,7 @@ bool BlockWrites(const BlockNode* block, const Buffer& buffer) {
 const BufferRegion& BufferRegionAt(const BlockNode* block, bool writes, int index,
                                    const std::string& what) {
   const auto& regions = writes ? block->writes : block->reads;
-  Check(index >= 0 && index < static_cast<int>(regions.size()), ErrorKind::kSchedule,
+  KILN_CHECK(index >= 0 && index < static_cast<int>(regions.size()), ErrorKind::kSchedule,
         what + ": " + BlockLabel(block) + " has " + std::to_string(regions.size()) +
             (writes ? " written" : " read") + " buffers; index " + std::to_string(index) +
             " is out of range");
@@ -171,7 +171,7 @@ Stmt SimplifyBindings(const ScheduleState& state, int index, const Stmt& nest) {
 int StageOf(const ScheduleState& state, int entry, int scope) {
   int r = entry;
   while (r >= 0 && state.entry(r).parent != scope) r = state.entry(r).parent;
-  Check(r >= 0, ErrorKind::kInternal, "schedule: an entry outside its scope");
+  KILN_CHECK(r >= 0, ErrorKind::kInternal, "schedule: an entry outside its scope");
   return r;
 }
 

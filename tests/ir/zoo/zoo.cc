@@ -19,7 +19,7 @@ std::vector<ZooEntry> BuildZoo() {
   AddLayoutEntries(entries);
   std::set<std::string> names;
   for (const ZooEntry& e : entries) {
-    Check(names.insert(e.name).second, ErrorKind::kInternal, "zoo: two entries named " + e.name);
+    KILN_CHECK(names.insert(e.name).second, ErrorKind::kInternal, "zoo: two entries named " + e.name);
   }
   return entries;
 }
@@ -58,7 +58,7 @@ std::vector<int64_t> ConcreteShape(const Buffer& buffer,
       shape.push_back(*value);
     } else if (const auto* var = dim.as<VarNode>()) {
       auto it = shape_vars.find(var->name);
-      Check(it != shape_vars.end(), ErrorKind::kInvalidIR,
+      KILN_CHECK(it != shape_vars.end(), ErrorKind::kInvalidIR,
             "zoo: no value for the dimension " + var->name + " of buffer " + buffer->name);
       shape.push_back(it->second);
     } else {
@@ -78,7 +78,7 @@ std::vector<HostTensor> MakeArguments(const ZooEntry& entry, const PrimFunc& f, 
   std::vector<HostTensor> args;
   for (size_t p = 0; p < f->params.size(); ++p) {
     auto buffer = f->BufferOf(f->params[p]);
-    Check(buffer.has_value(), ErrorKind::kUnsupported,
+    KILN_CHECK(buffer.has_value(), ErrorKind::kUnsupported,
           "zoo: " + entry.name + " has a scalar parameter");
     std::vector<int64_t> shape = ConcreteShape(*buffer, entry.shape_vars);
     if (IsOutput(entry, p)) {

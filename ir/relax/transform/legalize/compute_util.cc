@@ -96,7 +96,7 @@ ir::Expr ClampIndex(const ir::Expr& index, const ir::Expr& extent) {
 }
 
 int NormalizeAxis(const LegalizeContext& ctx, int64_t axis, int ndim) {
-  Check(axis >= -ndim && axis < ndim, ErrorKind::kType,
+  KILN_CHECK(axis >= -ndim && axis < ndim, ErrorKind::kType,
         ctx.op() + ": axis " + std::to_string(axis) + " is out of range for a " +
             std::to_string(ndim) + "-D tensor");
   return static_cast<int>(axis < 0 ? axis + ndim : axis);

@@ -59,10 +59,10 @@ void LegalizeContext::Unsupported(const std::string& message) const {
 }
 
 const TensorStructInfoNode& LegalizeContext::ArgInfo(size_t i) const {
-  Check(i < call_.args.size(), ErrorKind::kInternal,
+  KILN_CHECK(i < call_.args.size(), ErrorKind::kInternal,
         call_.op + ": argument " + std::to_string(i) + " is missing");
   const auto* t = call_.args[i].struct_info().as<TensorStructInfoNode>();
-  Check(t != nullptr && t->shape.has_value() && !t->unknown_dtype(), ErrorKind::kInternal,
+  KILN_CHECK(t != nullptr && t->shape.has_value() && !t->unknown_dtype(), ErrorKind::kInternal,
         call_.op + ": argument " + std::to_string(i) + " is not a tensor of known shape, got " +
             call_.args[i].struct_info().ToString());
   return *t;
@@ -116,12 +116,12 @@ std::vector<Tensor> LegalizeContext::InputTuple(size_t i) {
   if (it != tuple_inputs_.end()) return it->second;
   const Expr& arg = call_.args.at(i);
   const auto* tuple = arg.struct_info().as<TupleStructInfoNode>();
-  Check(tuple != nullptr, ErrorKind::kInternal,
+  KILN_CHECK(tuple != nullptr, ErrorKind::kInternal,
         call_.op + ": argument " + std::to_string(i) + " is not a tuple");
   std::vector<Tensor> tensors;
   for (size_t f = 0; f < tuple->fields.size(); ++f) {
     const auto* info = tuple->fields[f].as<TensorStructInfoNode>();
-    Check(info != nullptr && info->shape.has_value() && !info->unknown_dtype(),
+    KILN_CHECK(info != nullptr && info->shape.has_value() && !info->unknown_dtype(),
           ErrorKind::kInternal,
           call_.op + ": field " + std::to_string(f) + " of argument " + std::to_string(i) +
               " is not a tensor of known shape");
@@ -139,7 +139,7 @@ std::vector<Tensor> LegalizeContext::InputTuple(size_t i) {
 
 ir::Expr LegalizeContext::Scalar(size_t i, DataType dtype) {
   const auto* p = call_.args.at(i).struct_info().as<PrimStructInfoNode>();
-  Check(p != nullptr, ErrorKind::kInternal,
+  KILN_CHECK(p != nullptr, ErrorKind::kInternal,
         call_.op + ": argument " + std::to_string(i) + " is not a scalar");
   ir::Expr value;
   if (p->value.defined()) {
@@ -149,7 +149,7 @@ ir::Expr LegalizeContext::Scalar(size_t i, DataType dtype) {
       if (e.arg == i && e.scalar.defined()) value = e.scalar;
     }
     if (!value.defined()) {
-      Check(!p->dtype.is_void(), ErrorKind::kInternal,
+      KILN_CHECK(!p->dtype.is_void(), ErrorKind::kInternal,
             call_.op + ": scalar argument " + std::to_string(i) + " has no dtype");
       ir::Var v(NextInputName(), p->dtype);
       inputs_.push_back(InputEntry{i, 0, call_.args[i], Tensor(), v});
@@ -163,12 +163,12 @@ const TensorStructInfoNode& LegalizeContext::OutInfo(size_t k) const {
   const StructInfo& s = call_.struct_info;
   const StructInfo* field = &s;
   if (const auto* tuple = s.as<TupleStructInfoNode>()) {
-    Check(k < tuple->fields.size(), ErrorKind::kInternal,
+    KILN_CHECK(k < tuple->fields.size(), ErrorKind::kInternal,
           call_.op + ": the result has no field " + std::to_string(k));
     field = &tuple->fields[k];
   }
   const auto* t = field->as<TensorStructInfoNode>();
-  Check(t != nullptr && t->shape.has_value() && !t->unknown_dtype(), ErrorKind::kInternal,
+  KILN_CHECK(t != nullptr && t->shape.has_value() && !t->unknown_dtype(), ErrorKind::kInternal,
         call_.op + ": the result is not a tensor of known shape, got " + field->ToString());
   return *t;
 }
@@ -180,7 +180,7 @@ DataType LegalizeContext::OutDType(size_t k) const { return OutInfo(k).dtype; }
 Expr LegalizeContext::CallKernel(const std::string& name_hint, const std::vector<Tensor>& outputs,
                                  std::vector<StructInfo> out_sinfo) {
   // A second kernel would share this call's shape-variable copies with the first.
-  Check(!kernel_made_, ErrorKind::kInternal, call_.op + ": a rule makes one kernel per call");
+  KILN_CHECK(!kernel_made_, ErrorKind::kInternal, call_.op + ": a rule makes one kernel per call");
   kernel_made_ = true;
   if (out_sinfo.empty()) {
     if (const auto* tuple = call_.struct_info.as<TupleStructInfoNode>()) {
@@ -189,7 +189,7 @@ Expr LegalizeContext::CallKernel(const std::string& name_hint, const std::vector
       out_sinfo = {call_.struct_info};
     }
   }
-  Check(out_sinfo.size() == outputs.size(), ErrorKind::kInternal,
+  KILN_CHECK(out_sinfo.size() == outputs.size(), ErrorKind::kInternal,
         call_.op + ": " + std::to_string(outputs.size()) + " kernel outputs for " +
             std::to_string(out_sinfo.size()) + " declared results");
 

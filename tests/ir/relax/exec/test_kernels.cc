@@ -62,7 +62,7 @@ KernelSignature MakeInputs(const std::vector<Expr>& args) {
   std::unordered_map<const ir::VarNode*, PrimExpr> to_kernel;
   for (size_t i = 0; i < args.size(); ++i) {
     const auto* t = args[i].struct_info().as<TensorStructInfoNode>();
-    Check(t != nullptr && t->shape.has_value(), ErrorKind::kInternal,
+    KILN_CHECK(t != nullptr && t->shape.has_value(), ErrorKind::kInternal,
           "EmitTIR: argument " + std::to_string(i) + " is not a tensor of known shape");
     for (const PrimVar& v : SymbolicVars(args[i].struct_info())) {
       if (to_kernel.count(v.get()) != 0) continue;
@@ -396,7 +396,7 @@ exec::Value RandomTensor(std::vector<int64_t> shape, uint64_t seed) {
 
 double MaxAbsDiff(const exec::Value& a, const exec::Value& b) {
   if (a.is_tuple()) {
-    Check(b.is_tuple() && a.fields().size() == b.fields().size(), ErrorKind::kRuntime,
+    KILN_CHECK(b.is_tuple() && a.fields().size() == b.fields().size(), ErrorKind::kRuntime,
           "MaxAbsDiff: " + a.Describe() + " vs " + b.Describe());
     double m = 0;
     for (size_t i = 0; i < a.fields().size(); ++i) {
@@ -405,7 +405,7 @@ double MaxAbsDiff(const exec::Value& a, const exec::Value& b) {
     return m;
   }
   const HostTensor &x = a.tensor(), &y = b.tensor();
-  Check(x.shape() == y.shape() && x.dtype() == y.dtype(), ErrorKind::kRuntime,
+  KILN_CHECK(x.shape() == y.shape() && x.dtype() == y.dtype(), ErrorKind::kRuntime,
         "MaxAbsDiff: " + x.Describe() + " vs " + y.Describe());
   TensorComparison c = CompareTensors(x, y, 0, 0);
   return c.max_abs_error;
