@@ -31,7 +31,9 @@ class CpuMeasurer : public Measurer {
   const MeasureOptions& options() const { return options_; }
   ReferenceStore& references() { return references_; }
 
- private:
+  // The two phases of Measure, for callers that pipeline them (search/measure's local
+  // measurer builds on every core while it runs one candidate at a time). Prepare is safe to
+  // call from several threads at once and alongside Run; Run calls are one at a time.
   // A candidate after code generation and build: either ready to run, or already an error.
   struct Prepared {
     MeasureResult result;
@@ -41,6 +43,7 @@ class CpuMeasurer : public Measurer {
   Prepared Prepare(const MeasureCandidate& candidate);
   MeasureResult Run(const MeasureCandidate& candidate, Prepared& prepared);
 
+ private:
   MeasureOptions options_;
   BuildOptions build_options_;
   ReferenceStore references_;
