@@ -2,14 +2,12 @@
 // through the whole C path at small sizes: replayed from its JSON, lowered, emitted, built
 // with runtime::BuildCSource and run, compared with the reference interpreter; and the IR
 // after every lowering pass (and the C) compared with golden files under
-// tests/codegen/testdata/matmul_trace/. KILN_UPDATE_GOLDEN=1 rewrites the golden files.
+// tests/codegen/testdata/matmul_trace/. KILN_UPDATE_GOLDEN=1 rewrites the golden files
+// (and fails the run, naming them).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "bench/matmul_manual.h"
 #include "codegen/c/c_emitter.h"
@@ -21,6 +19,7 @@
 #include "runtime/cpu_module.h"
 #include "runtime/kernel_args.h"
 #include "search/schedule/trace.h"
+#include "tests/testing/golden.h"
 
 namespace kiln::codegen {
 namespace {
@@ -30,15 +29,8 @@ using namespace ir;
 
 const fs::path kSourceDir = KILN_SOURCE_DIR;
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 std::string CommittedTraceText() {
-  return ReadText(kSourceDir / "bench" / "traces" / "matmul_1024.json");
+  return kiln::testing::ReadTextFile(kSourceDir / "bench" / "traces" / "matmul_1024.json");
 }
 
 search::Trace CommittedTrace() {
@@ -101,8 +93,6 @@ TEST_F(TraceTest, ReplayedAtSmallSizesAgreesWithTheInterpreter) {
 
 TEST_F(TraceTest, EveryPassMatchesItsGoldenFile) {
   const fs::path dir = kSourceDir / "tests" / "codegen" / "testdata" / "matmul_trace";
-  const bool update = std::getenv("KILN_UPDATE_GOLDEN") != nullptr;
-  if (update) fs::create_directories(dir);
   PrimFunc scheduled = search::ReplayTrace(bench::MatmulWorkload(64, 64, 32), CommittedTrace());
   std::vector<std::pair<std::string, std::string>> outputs;
   outputs.emplace_back("00_Scheduled.tir", PrintPrimFunc(scheduled));
@@ -115,10 +105,7 @@ TEST_F(TraceTest, EveryPassMatchesItsGoldenFile) {
   PrimFunc lowered = Lower(scheduled, options);
   outputs.emplace_back("kernel.c", EmitC(lowered, "kiln_matmul").code);
   for (const auto& [name, text] : outputs) {
-    if (update) std::ofstream(dir / name, std::ios::binary) << text;
-    ASSERT_TRUE(fs::exists(dir / name))
-        << "missing golden file " << (dir / name) << "; run with KILN_UPDATE_GOLDEN=1";
-    EXPECT_EQ(text, ReadText(dir / name)) << "after " << name;
+    EXPECT_EQ(kiln::testing::CheckGoldenFile(dir / name, text), "") << "after " << name;
   }
 }
 

@@ -1,7 +1,6 @@
 // Golden file comparison for the schedule tests.
 #include "tests/search/golden.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,6 +8,7 @@
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "tests/testing/golden.h"
 
 namespace kiln::search::testing {
 
@@ -31,15 +31,8 @@ std::string CheckGolden(const std::string& name, const ir::PrimFunc& before,
                         const ir::PrimFunc& after) {
   std::string printed = ir::PrintPrimFunc(before) + "\n" + ir::PrintPrimFunc(after);
   std::string file = name + ".tir";
-  if (std::getenv("KILN_UPDATE_GOLDEN")) {
-    std::ofstream(TestDataDir() / file, std::ios::binary) << printed;
-  }
-  std::string expected = ReadTestData(file);
-  if (expected.empty())
-    return "missing golden file testdata/" + file + " (run with KILN_UPDATE_GOLDEN=1)";
-  if (printed != expected) {
-    return "printed functions differ from testdata/" + file + "; printed:\n" + printed;
-  }
+  std::string diff = kiln::testing::CheckGoldenFile(TestDataDir() / file, printed);
+  if (!diff.empty()) return diff;
   std::vector<ir::PrimFunc> parsed;
   try {
     parsed = ir::ParsePrimFuncs(printed, file);

@@ -1,6 +1,7 @@
 // Golden TVMScript tests of schedule primitives: the function before and after a primitive,
 // printed by ir/text, compared byte for byte with tests/search/testdata/NAME.tir. Run the
-// tests with KILN_UPDATE_GOLDEN=1 to rewrite the files after an intended change.
+// tests with KILN_UPDATE_GOLDEN=1 to rewrite the files after an intended change (that run fails
+// and names the files it rewrote; tests/testing/golden.h).
 #pragma once
 
 #include <string>

@@ -4,15 +4,12 @@
 // below records (KILN_UPDATE_GOLDEN=1 rewrites the files). The workload text is the fuzzer's.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "search/schedule/schedule.h"
 #include "tests/search/golden.h"
 #include "tests/search/test_funcs.h"
+#include "tests/testing/golden.h"
 
 namespace kiln::search {
 namespace {
@@ -103,12 +100,9 @@ TEST(TraceCorpus, SeedsReplayAndMatchTheirSchedules) {
     Trace trace = seed.make(f);
     std::string file = std::string("traces/") + seed.name + ".json";
     std::string text = trace.ToJSON().dump() + "\n";
-    if (std::getenv("KILN_UPDATE_GOLDEN")) {
-      std::ofstream(std::filesystem::path(KILN_SOURCE_DIR) / "tests" / "search" / "testdata" / file,
-                    std::ios::binary)
-          << text;
-    }
-    ASSERT_EQ(ReadTestData(file), text);
+    EXPECT_EQ(kiln::testing::CheckGoldenFile(
+                  kiln::testing::SourcePath("tests/search/testdata/" + file), text),
+              "");
     Trace parsed = Trace::FromJSON(json::parse(text));
     ir::PrimFunc scheduled = ReplayTrace(f, parsed);
     EXPECT_EQ(CompareNumerics(f, scheduled), "");

@@ -1,10 +1,10 @@
 // Golden tests: each tests/ir/testdata/tir/golden/NAME.tir, parsed and printed (functions
 // separated by a blank line), must equal NAME.expected byte for byte. Run with
-// KILN_UPDATE_GOLDEN=1 to rewrite the expected files after an intended printer change.
-#include <gtest/gtest.h>
+// KILN_UPDATE_GOLDEN=1 to rewrite the expected files after an intended printer change (that run
+// fails, naming the files it rewrote).
+#include "tests/testing/golden.h"
 
-#include <cstdlib>
-#include <fstream>
+#include <gtest/gtest.h>
 
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
@@ -23,10 +23,7 @@ TEST_P(Golden, PrintedFormMatches) {
     printed += (printed.empty() ? "" : "\n") + PrintPrimFunc(f);
   }
   auto expected_path = dir / (GetParam() + ".expected");
-  if (std::getenv("KILN_UPDATE_GOLDEN")) {
-    std::ofstream(expected_path, std::ios::binary) << printed;
-  }
-  EXPECT_EQ(printed, testing::ReadText(expected_path));
+  EXPECT_EQ(kiln::testing::CheckGoldenFile(expected_path, printed), "");
   // The expected text is itself a fixed point of parse and print.
   std::string reprinted;
   for (const PrimFunc& f : ParsePrimFuncs(printed, "<printed>")) {

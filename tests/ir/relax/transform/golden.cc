@@ -1,13 +1,11 @@
 // Golden file comparison for the transform tests.
 #include "tests/ir/relax/transform/golden.h"
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "ir/relax/text/parser.h"
 #include "ir/relax/text/printer.h"
+#include "tests/testing/golden.h"
 
 namespace kiln::ir::relax::testing {
 
@@ -22,13 +20,7 @@ std::filesystem::path TestDataDir() {
 
 std::string CheckGoldenText(const std::string& name, const std::string& text) {
   std::filesystem::path path = TestDataDir() / name;
-  if (std::getenv("KILN_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << text;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "missing golden file testdata/" + name + " (run with KILN_UPDATE_GOLDEN=1)";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  if (text != expected.str()) return "the text differs from testdata/" + name + "; got:\n" + text;
-  return "";
+  return kiln::testing::CheckGoldenFile(path, text);
 }
 
 std::string CheckGolden(const std::string& name, const IRModule& module) {

@@ -1,6 +1,7 @@
 // Golden text of Relax transformations: a module printed (ir/relax/text's TVMScript printer,
 // PrimFuncs in full) compared byte for byte with tests/ir/relax/transform/testdata/NAME. Run the
-// tests with KILN_UPDATE_GOLDEN=1 to rewrite the files after an intended change.
+// tests with KILN_UPDATE_GOLDEN=1 to rewrite the files after an intended change (that run fails,
+// naming the files it rewrote).
 #pragma once
 
 #include <string>

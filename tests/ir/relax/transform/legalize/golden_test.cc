@@ -1,16 +1,15 @@
 // Golden text of legalized modules: the whole module as TVMScript (ir/relax/text's
 // PrintModule: the graph, then each kernel printed by ir/text), compared byte for byte with
 // testdata/NAME.golden. Run with KILN_UPDATE_GOLDEN=1 to rewrite the files after an intended
-// change, and read the diff.
+// change (that run fails, naming them), and read the diff.
+#include "tests/testing/golden.h"
+
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include "ir/relax/text/printer.h"
 #include "tests/ir/relax/transform/legalize/legalize_test_util.h"
-#include "tests/ir/text/test_util.h"
 
 namespace kiln::ir::relax::legalize_test {
 namespace {
@@ -83,10 +82,7 @@ TEST_P(Golden, PrintedFormMatches) {
   std::string printed = PrintModule(legal);
   auto path = std::filesystem::path(KILN_SOURCE_DIR) / "tests" / "ir" / "relax" / "transform" /
               "legalize" / "testdata" / (GetParam().name + ".golden");
-  if (std::getenv("KILN_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << printed;
-  ASSERT_TRUE(std::filesystem::exists(path))
-      << path << " is missing; run with KILN_UPDATE_GOLDEN=1";
-  EXPECT_EQ(printed, ir::testing::ReadText(path));
+  EXPECT_EQ(kiln::testing::CheckGoldenFile(path, printed), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Legalize, Golden, ::testing::ValuesIn(Cases()),
