@@ -1,0 +1,176 @@
+// The wire messages as plain C++ values: what the coordinator, the worker and the CLI build
+// and read. convert.h turns them into Cap'n Proto bytes (kiln.capnp) and back, so that no code
+// above this layer touches Cap'n Proto builders or readers.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "runtime/measure_result.h"
+#include "runtime/timing.h"
+
+namespace kiln::schemas {
+
+struct RegisterMsg {
+  std::string worker_id;
+  std::string device_key;
+  std::string target;
+  bool can_build = true;
+  bool can_run = true;
+  uint32_t concurrency = 1;
+  std::string hardware;
+  std::string hostname;
+  bool operator==(const RegisterMsg&) const = default;
+};
+
+struct RegisteredMsg {
+  bool accepted = false;
+  std::string reason;
+  uint32_t heartbeat_interval_ms = 1000;
+  bool operator==(const RegisteredMsg&) const = default;
+};
+
+struct HeartbeatMsg {
+  std::string worker_id;
+  uint32_t in_flight = 0;
+  bool operator==(const HeartbeatMsg&) const = default;
+};
+
+struct WorkloadText {
+  std::string hash;
+  std::string name;
+  std::string tvmscript;
+  bool operator==(const WorkloadText&) const = default;
+};
+
+struct CandidateMsg {
+  uint64_t id = 0;
+  std::string workload_hash;
+  std::string scheduled;  // TVMScript of the scheduled function
+  std::string trace;      // JSON
+  std::map<std::string, int64_t> dims;
+  bool operator==(const CandidateMsg&) const = default;
+};
+
+struct MeasureSettings {
+  std::string target = "llvm";
+  runtime::TimingConfig timing;
+  double build_time_limit_s = 60;
+  double run_time_limit_s = 30;
+  uint64_t input_seed = 1;
+  uint32_t num_threads = 0;
+  bool operator==(const MeasureSettings& o) const {
+    return target == o.target && timing.number == o.timing.number &&
+           timing.repeat == o.timing.repeat && timing.min_repeat_ms == o.timing.min_repeat_ms &&
+           timing.flush_cache == o.timing.flush_cache && timing.warmup == o.timing.warmup &&
+           build_time_limit_s == o.build_time_limit_s && run_time_limit_s == o.run_time_limit_s &&
+           input_seed == o.input_seed && num_threads == o.num_threads;
+  }
+};
+
+struct MeasureBatchMsg {
+  uint64_t batch_id = 0;
+  MeasureSettings settings;
+  std::vector<WorkloadText> workloads;  // those the worker has not been sent yet
+  std::vector<CandidateMsg> candidates;
+  bool operator==(const MeasureBatchMsg&) const = default;
+};
+
+struct CandidateResultMsg {
+  uint64_t id = 0;
+  runtime::MeasureResult result;
+  std::string machinery_error = {};  // the worker failed, not the candidate
+};
+
+struct ResultsMsg {
+  uint64_t batch_id = 0;
+  std::string worker_id;
+  std::vector<CandidateResultMsg> results;
+};
+
+struct SubmitMsg {
+  std::string model;
+  std::string model_bytes;
+  std::string target = "llvm";
+  std::string device;
+  uint64_t trials = 0;
+  std::string options = "{}";
+  bool operator==(const SubmitMsg&) const = default;
+};
+
+struct SubmittedMsg {
+  uint64_t job_id = 0;
+  bool operator==(const SubmittedMsg&) const = default;
+};
+
+struct TaskProgressMsg {
+  uint32_t index = 0;
+  std::string name;
+  uint64_t trials_done = 0;
+  uint64_t trials_total = 0;
+  double best_seconds = 0;  // 0 when none
+  bool operator==(const TaskProgressMsg&) const = default;
+};
+
+struct JobEventMsg {
+  uint64_t job_id = 0;
+  std::string state;  // database::JobStateName
+  uint64_t trials_done = 0;
+  uint64_t trials_total = 0;
+  std::vector<TaskProgressMsg> tasks;
+  std::string message;
+  std::string model;
+  std::string target;
+  bool operator==(const JobEventMsg&) const = default;
+};
+
+struct CancelMsg {
+  uint64_t job_id = 0;
+  bool operator==(const CancelMsg&) const = default;
+};
+
+struct QueryMsg {
+  enum class Kind { kJobStatus, kListJobs, kListWorkers, kWatch };
+  Kind kind = Kind::kListJobs;
+  uint64_t job_id = 0;  // for kJobStatus and kWatch
+  bool operator==(const QueryMsg&) const = default;
+};
+
+struct WorkerInfoMsg {
+  std::string worker_id;
+  std::string device_key;
+  std::string target;
+  std::string state;  // idle, busy, lost
+  uint32_t in_flight = 0;
+  double last_seen_s = 0;
+  std::string hardware;
+  bool operator==(const WorkerInfoMsg&) const = default;
+};
+
+struct WorkerListMsg {
+  std::vector<WorkerInfoMsg> workers;
+  bool operator==(const WorkerListMsg&) const = default;
+};
+
+struct JobListMsg {
+  std::vector<JobEventMsg> jobs;
+  bool operator==(const JobListMsg&) const = default;
+};
+
+struct ErrorMsg {
+  std::string kind;  // kiln::ErrorKindName
+  std::string message;
+  bool operator==(const ErrorMsg&) const = default;
+};
+
+using Message = std::variant<RegisterMsg, RegisteredMsg, HeartbeatMsg, MeasureBatchMsg, ResultsMsg,
+                             SubmitMsg, SubmittedMsg, JobEventMsg, CancelMsg, QueryMsg,
+                             WorkerListMsg, JobListMsg, ErrorMsg>;
+
+// "register", "measure_batch", ...: for logs and metrics.
+const char* MessageName(const Message& message);
+
+}  // namespace kiln::schemas
