@@ -1,0 +1,17 @@
+# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="C", func_name="main")
+  b1 = sch.get_sblock(name="root", func_name="main")
+  sch.annotate(block_or_loop=b1, ann_key="meta_schedule.parallel", ann_val=32)
+  sch.annotate(block_or_loop=b1, ann_key="meta_schedule.vectorize", ann_val=16)
+  sch.enter_postproc()
+  sch.unannotate(block_or_loop=b1, ann_key="meta_schedule.parallel")
+  sch.unannotate(block_or_loop=b1, ann_key="meta_schedule.vectorize")
+  b2, b3 = sch.get_child_blocks(b1)
+  l4, l5, l6 = sch.get_loops(block=b2)
+  l7 = sch.fuse(l4, l5, preserve_unit_iters=True)
+  sch.parallel(loop=l7)
+  l8, l9 = sch.get_loops(block=b3)
+  sch.vectorize(loop=l9)
+  l10, l11 = sch.get_loops(block=b0)
+  b12 = sch.decompose_reduction(block=b0, loop=l11)
