@@ -318,6 +318,11 @@ std::string CLikeEmitter::PrintExpr(const Expr& e) {
       return PrintCast(e.dtype(), e.as<CastNode>()->value);
     case NodeKind::kCall: {
       const auto* op = e.as<CallNode>();
+      if (op->op == kIfThenElse && op->args.size() == 3) {
+        // ?: evaluates only the chosen branch, as if_then_else requires (Select's may be eager).
+        return PrintSelect(e.dtype(), PrintExpr(op->args[0]), PrintExpr(op->args[1]),
+                           PrintExpr(op->args[2]));
+      }
       auto info = LookupIntrinsic(op->op);
       KILN_CHECK(info.has_value(), ErrorKind::kUnsupported,
             "function " + function_name_ + ": unknown intrinsic " + op->op);

@@ -11,7 +11,7 @@ build_dir=${1:?usage: fuzz/run_all.sh BUILD_DIR [SECONDS]}
 seconds=${2:-60}
 
 declare -A SEEDS=(
-  [ir_text_fuzzer]="tests/ir/testdata/tir"
+  [ir_text_fuzzer]="tests/ir/testdata/tir tests/data/tvm/tir"
   [onnx_import_fuzzer]="tests/ir/frontend/testdata/models tests/ir/frontend/testdata/malformed"
   [trace_fuzzer]="tests/search/testdata/traces"
   [relax_text_fuzzer]="tests/ir/relax/testdata"

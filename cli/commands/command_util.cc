@@ -1,6 +1,7 @@
 // ReadFile, ParseDims, ConcreteShape, ShapeText.
 #include "cli/commands/command_util.h"
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <sstream>
 
@@ -81,6 +82,26 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
+}
+
+void AddDialectOption(CLI::App* app, std::string* dialect) {
+  app->add_option("--dialect", *dialect,
+                  "TVMScript dialect of the printed TensorIR: tvm-0.24 (TVM 0.24 and later, the "
+                  "default) or tvm-0.23")
+      ->check([](const std::string& value) {
+        try {
+          ir::ParseTirDialect(value);
+          return std::string();
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+      });
+}
+
+ir::TirPrintOptions DialectPrintOptions(const std::string& dialect) {
+  ir::TirPrintOptions options;
+  if (!dialect.empty()) options.dialect = ir::ParseTirDialect(dialect);
+  return options;
 }
 
 }  // namespace kiln::cli

@@ -8,6 +8,11 @@
 #include <vector>
 
 #include "ir/buffer.h"
+#include "ir/text/printer.h"
+
+namespace CLI {
+class App;
+}
 
 namespace kiln::cli {
 
@@ -25,5 +30,11 @@ std::vector<int64_t> ConcreteShape(const ir::Buffer& buffer,
 
 // "[2, 3]".
 std::string ShapeText(const std::vector<int64_t>& shape);
+
+// Adds `--dialect tvm-0.24|tvm-0.23` (the TVMScript dialect TensorIR is printed in) to a
+// command that prints TensorIR; an unknown value is refused when the options are parsed.
+void AddDialectOption(CLI::App* app, std::string* dialect);
+// The print options for the value of that option ("" is the default dialect).
+ir::TirPrintOptions DialectPrintOptions(const std::string& dialect);
 
 }  // namespace kiln::cli

@@ -11,6 +11,7 @@
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
 #include "ir/interpreter/interpreter.h"
+#include "ir/interpreter/random_inputs.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
@@ -24,6 +25,7 @@ struct IrOptions {
   uint64_t seed = 1;
   bool print = false;
   bool json = false;
+  std::string dialect;
 };
 
 nlohmann::json InspectFunction(const ir::PrimFunc& f, const IrOptions& options,
@@ -31,30 +33,29 @@ nlohmann::json InspectFunction(const ir::PrimFunc& f, const IrOptions& options,
   nlohmann::json out;
   out["name"] = f->name;
   out["hash"] = ir::StructuralHashHex(f);
-  ir::PrimFunc reparsed = ir::ParsePrimFunc(ir::PrintPrimFunc(f), "<printed " + f->name + ">");
+  ir::TirPrintOptions print_options = DialectPrintOptions(options.dialect);
+  ir::PrimFunc reparsed =
+      ir::ParsePrimFunc(ir::PrintPrimFunc(f, print_options), "<printed " + f->name + ">");
   out["round_trip"] = ir::StructuralEqual(f, reparsed);
 
-  std::vector<ir::ArgValue> args;
   nlohmann::json params = nlohmann::json::array();
-  uint64_t seed = options.seed;
   for (const ir::Var& param : f->params) {
     auto buffer = f->BufferOf(param);
     if (!buffer) {
-      auto it = dims.find(param->name);
-      if (it == dims.end()) {
+      if (!dims.count(param->name)) {
         throw Error(ErrorKind::kParse, "scalar parameter '" + param->name +
                                            "': give it a value with --dim " + param->name +
                                            "=VALUE");
       }
-      args.emplace_back(it->second);
       params.push_back({{"name", param->name}, {"dtype", param->dtype.ToString()}});
       continue;
     }
     std::vector<int64_t> shape = ConcreteShape(*buffer, dims);
-    args.emplace_back(ir::HostTensor::Random((*buffer)->dtype, shape, seed++));
     params.push_back(
         {{"name", (*buffer)->name}, {"dtype", (*buffer)->dtype.ToString()}, {"shape", shape}});
   }
+  // The measurement path's inputs: index buffers (take, gather) are drawn in range.
+  std::vector<ir::ArgValue> args = ir::MakeRandomArguments(f, dims, options.seed);
   auto start = std::chrono::steady_clock::now();
   ir::Interpret(f, args);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -102,6 +103,7 @@ Command RegisterIrCommand(CLI::App& parent) {
   app->add_option("--dim", options->dims, "value of a symbolic dimension or scalar, NAME=VALUE");
   app->add_option("--seed", options->seed, "seed of the random inputs");
   app->add_flag("--print", options->print, "print each function as TVMScript");
+  AddDialectOption(app, &options->dialect);
   app->add_flag("--json", options->json, "print one JSON object on the last line");
   return {
       app, [options]() {
@@ -113,7 +115,9 @@ Command RegisterIrCommand(CLI::App& parent) {
         for (const ir::PrimFunc& f : funcs) {
           nlohmann::json info = InspectFunction(f, *options, dims);
           all_round_trip &= info["round_trip"].get<bool>();
-          if (options->print) std::cout << ir::PrintPrimFunc(f) << "\n";
+          if (options->print) {
+            std::cout << ir::PrintPrimFunc(f, DialectPrintOptions(options->dialect)) << "\n";
+          }
           if (!options->json) PrintText(info, std::cout);
           result["functions"].push_back(info);
         }

@@ -48,6 +48,7 @@ struct KernelOptions {
   double build_time_limit_s = 60;
   uint64_t seed = 1;
   bool json = false;
+  std::string dialect;
 };
 
 // An input the user gave cannot be used: exit code 2.
@@ -197,7 +198,7 @@ int Run(const KernelOptions& o, bool show_given) {
   std::string lowered_text, c_text;
   if (details.lowered.defined()) {
     try {
-      lowered_text = ir::PrintPrimFunc(details.lowered);
+      lowered_text = ir::PrintPrimFunc(details.lowered, DialectPrintOptions(o.dialect));
     } catch (const Error& e) {
       lowered_text = std::string("# (not printable: ") + e.what() + ")\n";
     }
@@ -232,7 +233,9 @@ int Run(const KernelOptions& o, bool show_given) {
     if (std::isnan(result.max_rel_error)) out["max_rel_error"] = nullptr;
     if (std::isnan(result.max_abs_error)) out["max_abs_error"] = nullptr;
     if (show_given) {
-      if (sections.count("scheduled")) out["scheduled"] = ir::PrintPrimFunc(scheduled);
+      if (sections.count("scheduled")) {
+        out["scheduled"] = ir::PrintPrimFunc(scheduled, DialectPrintOptions(o.dialect));
+      }
       if (sections.count("lowered")) out["lowered"] = lowered_text;
       if (sections.count("c")) out["c"] = c_text;
     }
@@ -246,7 +249,7 @@ int Run(const KernelOptions& o, bool show_given) {
        << (o.trace_file.empty() ? " (no trace: the function as written)"
                                 : " (" + o.trace_file + ")")
        << " ==\n"
-       << ir::PrintPrimFunc(scheduled) << "\n";
+       << ir::PrintPrimFunc(scheduled, DialectPrintOptions(o.dialect)) << "\n";
   }
   if (sections.count("lowered") && !lowered_text.empty()) {
     os << "== lowered ==\n" << lowered_text << "\n";
@@ -325,6 +328,7 @@ Command RegisterKernelCommand(CLI::App& parent) {
       ->check(CLI::PositiveNumber);
   app->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
   app->add_flag("--json", o->json, "print one JSON object on the last line of stdout");
+  AddDialectOption(app, &o->dialect);
   return {app, [o, show]() {
             try {
               return Run(*o, show->count() > 0);

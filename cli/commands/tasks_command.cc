@@ -25,6 +25,7 @@ struct TasksOptions {
   std::vector<std::string> dims;
   std::vector<std::string> show;
   bool json = false;
+  std::string dialect;
 };
 
 // Op calls (not call_tir, call_dps_packed or function calls) in the module's Relax functions:
@@ -68,6 +69,7 @@ Command RegisterTasksCommand(CLI::App& parent) {
                   "bind a named dimension of the ONNX inputs (dim_param), NAME=VALUE");
   app->add_option("--show", options->show, "print the TensorIR of the task with this name");
   app->add_flag("--json", options->json, "print one JSON object on the last line");
+  AddDialectOption(app, &options->dialect);
   return {
       app, [options]() {
         ModelInput input = LoadModel(options->model, ParseDims(options->dims));
@@ -80,7 +82,8 @@ Command RegisterTasksCommand(CLI::App& parent) {
           bool found = false;
           for (const ExtractedTask& task : tasks) {
             if (task.name != name) continue;
-            std::cout << ir::PrintPrimFunc(task.func) << "\n";
+            std::cout << ir::PrintPrimFunc(task.func, DialectPrintOptions(options->dialect))
+                      << "\n";
             found = true;
           }
           KILN_CHECK(found, ErrorKind::kParse, "--show " + name + ": the model has no such task");

@@ -41,8 +41,23 @@ class CallResolver : public IRVisitor {
  public:
   explicit CallResolver(std::unordered_map<const CallNode*, Intrinsic>& out) : out_(out) {}
   void VisitExpr_(const CallNode* op) override {
-    out_[op] = Resolve(op);
+    if (op->op == kIfThenElse) {
+      CheckIfThenElse(op);
+    } else {
+      out_[op] = Resolve(op);
+    }
     IRVisitor::VisitExpr_(op);
+  }
+  static void CheckIfThenElse(const CallNode* op) {
+    if (op->args.size() != 3) {
+      throw Error(ErrorKind::kInvalidIR,
+                  "if_then_else takes 3 arguments, got " + std::to_string(op->args.size()));
+    }
+    Expr checked = IfThenElseCall(op->args[0], op->args[1], op->args[2]);
+    if (checked.dtype() != op->dtype) {
+      throw Error(ErrorKind::kType, "if_then_else of " + checked.dtype().ToString() +
+                                        " branches has dtype " + op->dtype.ToString());
+    }
   }
   static Intrinsic Resolve(const CallNode* op) {
     Intrinsic intrinsic = interp::ResolveIntrinsic(op->op);
@@ -397,6 +412,11 @@ class Interpreter {
   }
 
   Scalar EvalCall(const CallNode* op, int lane) {
+    if (op->op == kIfThenElse) {
+      // Only the chosen branch: the other may read where the condition says it must not.
+      if (op->args.size() != 3) CallResolver::CheckIfThenElse(op);
+      return Eval(op->args[Eval(op->args[0], lane).i != 0 ? 1 : 2], lane);
+    }
     auto it = intrinsics_.find(op);
     if (it == intrinsics_.end()) it = intrinsics_.emplace(op, CallResolver::Resolve(op)).first;
     Scalar a = Eval(op->args[0], lane);

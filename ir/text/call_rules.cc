@@ -18,6 +18,14 @@ std::optional<DataType> IntrinsicResultType(const std::string& name, const std::
              (info->num_args == 1 ? "" : "s") + ", got " + std::to_string(args.size());
     return std::nullopt;
   }
+  if (name == kIfThenElse) {
+    try {
+      return IfThenElseCall(args[0], args[1], args[2]).dtype();
+    } catch (const Error& e) {
+      *error = std::string("T.") + e.what();
+      return std::nullopt;
+    }
+  }
   for (const Expr& arg : args) {
     if (!arg.defined() || arg.dtype() != args[0].dtype()) {
       *error = "T." + name + ": argument dtypes differ";

@@ -1,13 +1,18 @@
 // TVMScript functions and statements: the @T.prim_func signature (T.Buffer annotations,
 // handles with T.match_buffer, scalar parameters, symbolic shape variables), loops, blocks
 // with their iter vars, regions and init, lets, buffer declarations and stores, and the
-// @I.ir_module container. See parser_expr.cc for expressions.
+// @I.ir_module container. See parser_expr.cc for expressions. Both dialects are read: TVM up
+// to 0.23 (T.block, "tir.noalias") and 0.24+ (T.sblock, s_tir=True, "tirx.noalias", symbolic
+// dims declared above the function as `n = TypeVar("n")` or named by a string in a shape).
 #include "ir/text/parser.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
-#include "ir/text/parser_impl.h"
 #include "ir/arith/region.h"
+#include "ir/text/parser_impl.h"
+#include "ir/text/print_util.h"
 
 namespace kiln::ir {
 
@@ -74,6 +79,21 @@ Buffer TirParser::LookupBuffer(const Token& name) const {
 
 // ---- function ---------------------------------------------------------------------------
 
+namespace {
+
+// Keys TVM 0.24 renamed are kept under Kiln's (older) key, unless the function has both.
+void CanonicalizeAttrKeys(Annotations* attrs) {
+  for (const RenamedAttrKey& key : RenamedAttrKeys()) {
+    auto it = attrs->find(std::string(key.tvm024));
+    if (it == attrs->end() || attrs->count(std::string(key.kiln))) continue;
+    Expr value = it->second;
+    attrs->erase(it);
+    (*attrs)[std::string(key.kiln)] = value;
+  }
+}
+
+}  // namespace
+
 PrimFunc TirParser::ParseFunction() {
   ExpectOp("@");
   const Token& t = ExpectName("'T'");
@@ -86,21 +106,23 @@ PrimFunc TirParser::ParseFunction() {
     Args args = ParseArgs();
     if (!args.positional.empty()) Fail(args.positional[0].at, "unexpected argument");
     for (const auto& [key, value] : args.keywords) {
-      if (key.text == "private") {
-        auto flag = AsExpr(value, "True or False");
-        if (!flag.dtype().is_bool() || !AsConstInt(flag)) Fail(value.at, "expected True or False");
-        is_private = *AsConstInt(flag) != 0;
-      } else if (key.text != "check_well_formed") {
-        Fail(key, "unknown argument '" + key.text + "' of T.prim_func");
-      }
+      bool flag_arg =
+          key.text == "private" || key.text == "s_tir" || key.text == "check_well_formed";
+      if (!flag_arg) Fail(key, "unknown argument '" + key.text + "' of T.prim_func");
+      auto flag = AsExpr(value, "True or False");
+      if (!flag.dtype().is_bool() || !AsConstInt(flag)) Fail(value.at, "expected True or False");
+      // s_tir=True (TVM 0.24+) marks a function with blocks; every Kiln function is one.
+      if (key.text == "private") is_private = *AsConstInt(flag) != 0;
     }
   }
+  size_t decorator_end = pos_;
   ExpectNewline();
   ExpectKeyword("def");
   const Token& name = ExpectName("a function name");
   func_ = std::make_shared<PrimFuncNode>();
   func_->name = name.text;
   PushScope();
+  DeclareSymbolicVars(decorator_end);
   ParseParams(&func_->params, &func_->buffer_map);
   if (AcceptOp("->")) ParseValue();
   ExpectOp(":");
@@ -129,10 +151,87 @@ PrimFunc TirParser::ParseFunction() {
     body = BlockRealize({}, BoolImm(true), Block(std::move(block)));
   }
   func_->body = body;
+  CanonicalizeAttrKeys(&func_->attrs);
   if (!is_private && !func_->attrs.count("global_symbol")) {
     func_->attrs["global_symbol"] = StringImm(func_->name);
   }
   return PrimFunc(std::move(func_));
+}
+
+namespace {
+
+// The dtype of a `NAME = T.<dtype>()` or `NAME = TypeVar("NAME")` declaration at tokens[k],
+// or nullopt when the line is something else.
+std::optional<DataType> DeclarationAt(const std::vector<Token>& tokens, size_t k) {
+  auto at = [&](size_t i) -> const Token& { return tokens[std::min(k + i, tokens.size() - 1)]; };
+  if (at(0).kind != TokenKind::kName || !at(1).IsOp("=")) return std::nullopt;
+  if (at(2).IsName("TypeVar") && at(3).IsOp("(") && at(4).kind == TokenKind::kString &&
+      at(5).IsOp(")") && at(6).kind == TokenKind::kNewline) {
+    return DataType::Int(64);  // TVM declares its int64 shape variables so
+  }
+  if (at(2).IsName("T") && at(3).IsOp(".") && at(4).kind == TokenKind::kName && at(5).IsOp("(") &&
+      at(6).IsOp(")") && at(7).kind == TokenKind::kNewline) {
+    auto t = DataType::Parse(at(4).text);
+    if (t && t->is_scalar() && (t->is_int() || t->is_uint())) return t;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void TirParser::DeclareSymbolicVars(size_t decorator_end) {
+  auto declare = [&](const std::string& name, DataType dtype) {
+    Var var(name, dtype);
+    Bind(name, Symbol{var, {}});
+    predeclared_.insert(var.get());
+  };
+  // Lines at indentation depth 0 before the function (above it, or above its module).
+  int depth = 0;
+  bool line_start = true;
+  for (size_t k = 0; k < decorator_end && k < tokens_.size(); ++k) {
+    const Token& t = tokens_[k];
+    if (t.kind == TokenKind::kIndent) ++depth;
+    if (t.kind == TokenKind::kDedent) --depth;
+    if (depth == 0 && line_start) {
+      if (auto dtype = DeclarationAt(tokens_, k)) declare(t.text, *dtype);
+    }
+    line_start = t.kind == TokenKind::kNewline || t.kind == TokenKind::kIndent ||
+                 t.kind == TokenKind::kDedent;
+  }
+  // Declarations of integer scalars on the body's first level, which the signature may use.
+  size_t k = decorator_end;
+  while (k < tokens_.size() && tokens_[k].kind != TokenKind::kIndent &&
+         tokens_[k].kind != TokenKind::kEnd) {
+    ++k;
+  }
+  depth = 0;
+  line_start = true;
+  for (; k < tokens_.size() && tokens_[k].kind != TokenKind::kEnd; ++k) {
+    const Token& t = tokens_[k];
+    if (t.kind == TokenKind::kIndent) ++depth;
+    if (t.kind == TokenKind::kDedent && --depth == 0) break;
+    if (depth == 1 && line_start && t.kind == TokenKind::kName) {
+      auto dtype = DeclarationAt(tokens_, k);
+      if (dtype && !tokens_[k + 2].IsName("TypeVar")) declare(t.text, *dtype);
+    }
+    line_start = t.kind == TokenKind::kNewline || t.kind == TokenKind::kIndent ||
+                 t.kind == TokenKind::kDedent;
+  }
+}
+
+Var TirParser::NamedShapeVar(const Token& at, const std::string& name) {
+  if (const Symbol* symbol = Lookup(name)) {
+    if (!symbol->var.defined()) Fail(at, "'" + name + "' in a shape names a buffer");
+    return symbol->var;
+  }
+  bool valid = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name) valid &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  if (!valid) Fail(at, "expected a variable name in the shape, got \"" + name + "\"");
+  // te's shape variables are int32 unless a declaration said otherwise.
+  Var var(name, DataType::Int(32));
+  scopes_.front()[name] = Symbol{var, {}};
+  predeclared_.insert(var.get());
+  return var;
 }
 
 void TirParser::ParseParams(std::vector<Var>* params,
@@ -385,11 +484,11 @@ Stmt TirParser::ParseWith(Scope scope, BlockFrame* frame) {
   Token with_tok = Next();
   const Token& t = ExpectName("'T'");
   if (t.text != "T")
-    Fail(t, "expected T.block, T.init, T.LetStmt or T.decl_buffer, got " + t.Describe());
+    Fail(t, "expected T.sblock, T.block, T.init, T.LetStmt or T.decl_buffer, got " + t.Describe());
   ExpectOp(".");
-  Token fn = ExpectName("T.block or T.init");
+  Token fn = ExpectName("T.sblock, T.block or T.init");
   if (!Peek().IsOp("(")) Expected("'('");
-  if (fn.text == "block") return ParseBlock(fn, scope);
+  if (fn.text == "block" || fn.text == "sblock") return ParseBlock(fn, scope);
   if (fn.text == "init") {
     BlockFrame& block = RequireBlock(scope, frame, fn);
     Args args = ParseArgs();
@@ -433,10 +532,10 @@ Stmt TirParser::ParseWith(Scope scope, BlockFrame* frame) {
 Stmt TirParser::ParseBlock(const Token& at, Scope scope) {
   NestingGuard guard(*this, at);
   Args args = ParseArgs();
-  if (args.positional.size() != 1) Fail(args.at, "T.block takes the block name");
+  if (args.positional.size() != 1) Fail(args.at, "T." + at.text + " takes the block name");
   std::string name = AsString(args.positional[0], "a block name");
   for (const auto& [key, value] : args.keywords)
-    Fail(key, "unsupported argument '" + key.text + "' of T.block");
+    Fail(key, "unsupported argument '" + key.text + "' of T." + at.text);
   ExpectOp(":");
   saw_block_ = true;
   BlockFrame frame;
@@ -487,6 +586,14 @@ bool SkipImport(const std::vector<Token>& tokens, size_t* pos) {
   return true;
 }
 
+// Skips a symbolic variable declaration above a function or module (`n = TypeVar("n")`,
+// `n = T.int64()`); each function binds them itself (TirParser::DeclareSymbolicVars).
+bool SkipDeclaration(const std::vector<Token>& tokens, size_t* pos) {
+  if (!DeclarationAt(tokens, *pos)) return false;
+  while (tokens[*pos].kind != TokenKind::kNewline && tokens[*pos].kind != TokenKind::kEnd) ++*pos;
+  return true;
+}
+
 bool IsDecorator(const std::vector<Token>& tokens, size_t pos, std::string_view prefix,
                  std::string_view name) {
   return pos + 3 < tokens.size() && tokens[pos].IsOp("@") && tokens[pos + 1].IsName(prefix) &&
@@ -506,7 +613,7 @@ std::vector<PrimFunc> ParsePrimFuncs(std::string_view text, std::string_view sou
   while (true) {
     SkipNewlines(tokens, &pos);
     if (tokens[pos].kind == TokenKind::kEnd) break;
-    if (SkipImport(tokens, &pos)) continue;
+    if (SkipImport(tokens, &pos) || SkipDeclaration(tokens, &pos)) continue;
     if (IsDecorator(tokens, pos, "T", "prim_func")) {
       funcs.push_back(ParsePrimFuncAt(source, tokens, &pos));
       continue;

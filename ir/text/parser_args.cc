@@ -165,7 +165,18 @@ Buffer TirParser::MakeBuffer(const std::string& name, const Args& args, size_t f
   if (args.positional.size() > first + 2) {
     Fail(args.positional[first + 2].at, "too many positional arguments for a buffer");
   }
-  node->shape = AsExprList(args.positional[first], "a shape");
+  // A string entry names a shape variable, as TVM prints te's: T.Buffer(("n", 64), ...).
+  auto shape_list = [&](const Value& v) {
+    std::vector<Expr> shape = AsExprList(v, "a shape");
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (const auto* s = shape[i].as<StringImmNode>()) {
+        const Token& at = v.kind == Value::kExpr ? v.at : v.items[i].at;
+        shape[i] = NamedShapeVar(at, s->value);
+      }
+    }
+    return shape;
+  };
+  node->shape = shape_list(args.positional[first]);
   Token shape_at = args.positional[first].at;
   Token strides_at;
   if (args.positional.size() > first + 1) node->dtype = AsDType(args.positional[first + 1]);
@@ -173,7 +184,7 @@ Buffer TirParser::MakeBuffer(const std::string& name, const Args& args, size_t f
     if (key.text == "dtype") {
       node->dtype = AsDType(value);
     } else if (key.text == "shape") {
-      node->shape = AsExprList(value, "a shape");
+      node->shape = shape_list(value);
       shape_at = value.at;
     } else if (key.text == "strides") {
       node->strides = AsExprList(value, "strides");

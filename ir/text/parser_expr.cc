@@ -350,9 +350,23 @@ TirParser::PExpr TirParser::ParseTExpr(const Token& name) {
     Expr value = arg(dtype_first ? 1 : 0);
     return done(Build(name, [&] { return Cast(t, value); }));
   }
-  if (fn == "Select" || fn == "if_then_else") {
+  if (fn == "Select" || fn == kIfThenElse) {
     arity(3);
-    return done(Build(name, [&] { return Select(arg(0), arg(1), arg(2)); }));
+    Expr a = arg(1);
+    Expr b = arg(2);
+    // An untyped literal branch takes the other branch's dtype: T.if_then_else(c, x[i], 0).
+    bool a_literal = args.positional[1].expr.literal && IsImmediate(a);
+    bool b_literal = args.positional[2].expr.literal && IsImmediate(b);
+    auto retype = [&](const Expr& lit, DataType t) {
+      double v = lit.as<IntImmNode>() ? static_cast<double>(lit.as<IntImmNode>()->value)
+                                      : lit.as<FloatImmNode>()->value;
+      if (lit.as<FloatImmNode>() && !t.is_float()) return lit;
+      return t.is_scalar() && !t.is_handle() ? Build(name, [&] { return MakeConst(t, v); }) : lit;
+    };
+    if (a_literal && !b_literal) a = retype(a, b.dtype());
+    if (b_literal && !a_literal) b = retype(b, a.dtype());
+    if (fn == "Select") return done(Build(name, [&] { return Select(arg(0), a, b); }));
+    return done(Build(name, [&] { return IfThenElseCall(arg(0), a, b); }));
   }
   static const std::pair<std::string_view, NodeKind> kBinary[] = {
       {"truncdiv", NodeKind::kDiv},      {"truncmod", NodeKind::kMod},
@@ -416,6 +430,7 @@ TirParser::PExpr TirParser::ParseTExpr(const Token& name) {
     DataType t = AsDType(args.positional[0]);
     std::string op = AsString(args.positional[1], "an op name");
     if (op.rfind("tir.", 0) == 0) op = op.substr(4);
+    if (op.rfind("tirx.", 0) == 0) op = op.substr(5);
     std::vector<Expr> call_args;
     for (size_t i = 2; i < args.positional.size(); ++i) call_args.push_back(arg(i));
     return done(Call(t, op, call_args));

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -107,6 +108,13 @@ class TirParser {
   Stmt ParseRest(const Token& at);
   BlockFrame& RequireBlock(Scope scope, BlockFrame* frame, const Token& at) const;
   void ParseParams(std::vector<Var>* params, std::vector<std::pair<Var, Buffer>>* buffer_map);
+  // Binds, in the function's scope, the symbolic variables declared outside the signature:
+  // `n = TypeVar("n")` (int64) or `n = T.int64()` lines above the function or its module, and
+  // `n = T.int32()` lines at the top of its body (TVM declares those after the signature that
+  // uses them). `decorator_end` is the position after the decorator.
+  void DeclareSymbolicVars(size_t decorator_end);
+  // A variable named by a string in a shape, as TVM prints te's int32 dims: T.Buffer(("n", 4)).
+  Var NamedShapeVar(const Token& at, const std::string& name);
 
   // ---- expressions (parser_expr.cc) ----
   Expr ParseExpr();
@@ -161,6 +169,9 @@ class TirParser {
   bool saw_block_ = false;
   std::shared_ptr<PrimFuncNode> func_;  // the function being read
   bool attrs_given_ = false;
+  // Variables bound by DeclareSymbolicVars or NamedShapeVar; their own declaration line, when
+  // it comes, reuses them.
+  std::unordered_set<const VarNode*> predeclared_;
 
   friend class NestingGuard;
 };

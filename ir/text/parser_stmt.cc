@@ -1,6 +1,7 @@
-// TVMScript simple statements: T.func_attr / T.reads / T.writes / T.where / T.block_attr /
-// T.evaluate, assignments (iter vars, match_buffer, alloc_buffer, decl_buffer, shape
-// variable declarations, lets) and buffer stores.
+// TVMScript simple statements: T.func_attr / T.reads / T.writes / T.where / T.block_attr
+// (T.sblock_attr) / T.evaluate, assignments (iter vars, match_buffer, alloc_buffer
+// (T.sblock_alloc_buffer), decl_buffer, shape variable declarations, lets, `v: T.let[T.int64]`)
+// and buffer stores.
 #include <algorithm>
 
 #include "ir/text/parser_impl.h"
@@ -54,11 +55,11 @@ void TirParser::ParseTStatement(Scope scope, BlockFrame* frame, std::vector<Stmt
       Fail(args.positional[0].at, "T.where needs a bool condition, got " + cond.dtype().ToString());
     }
     block.predicate = cond;
-  } else if (fn.text == "block_attr") {
+  } else if (fn.text == "block_attr" || fn.text == "sblock_attr") {
     BlockFrame& block = RequireBlock(scope, frame, fn);
     Args args = ParseArgs();
     if (args.positional.size() != 1 || !args.keywords.empty())
-      Fail(args.at, "T.block_attr takes one dict");
+      Fail(args.at, "T." + fn.text + " takes one dict");
     for (auto& [key, value] : AsAnnotations(args.positional[0])) block.annotations[key] = value;
   } else if (fn.text == "evaluate") {
     Args args = ParseArgs();
@@ -66,7 +67,7 @@ void TirParser::ParseTStatement(Scope scope, BlockFrame* frame, std::vector<Stmt
       Fail(args.at, "T.evaluate takes one expression");
     out->push_back(Evaluate(AsExpr(args.positional[0], "an expression")));
   } else if (fn.text == "match_buffer" || fn.text == "alloc_buffer" || fn.text == "decl_buffer" ||
-             fn.text == "axis") {
+             fn.text == "sblock_alloc_buffer" || fn.text == "axis") {
     Fail(fn, "T." + fn.text + " must be assigned to a name");
   } else {
     // An expression statement, such as a bare intrinsic call.
@@ -82,8 +83,18 @@ bool TirParser::ParseAnnotatedLet(std::vector<Stmt>* out) {
   const Token& t = ExpectName("a type such as T.int32");
   if (t.text != "T") Fail(t, "expected a type such as T.int32, got " + t.Describe());
   ExpectOp(".");
-  const Token& type = ExpectName("a dtype");
+  Token type = ExpectName("a dtype");
+  // TVM 0.24+ writes `v: T.let[T.int64] = ...`.
+  bool let_form = type.text == "let" && Peek().IsOp("[");
+  if (let_form) {
+    Next();
+    const Token& inner = ExpectName("a type such as T.int64");
+    if (inner.text != "T") Fail(inner, "expected a type such as T.int64, got " + inner.Describe());
+    ExpectOp(".");
+    type = ExpectName("a dtype");
+  }
   DataType dtype = ParseDTypeName(type, type.text);
+  if (let_form) ExpectOp("]");
   ExpectOp("=");
   PExpr value = ParsePExpr();
   ExpectNewline();
@@ -106,7 +117,8 @@ bool TirParser::ParseAssignment(Scope scope, BlockFrame* frame, std::vector<Stmt
   while (AcceptOp(",")) targets.push_back(ExpectName("a name"));
   Token eq = ExpectOp("=");
   bool t_call = Peek().IsName("T") && Peek(1).IsOp(".") && Peek(2).kind == TokenKind::kName;
-  const std::string fn = t_call ? Peek(2).text : "";
+  std::string fn = t_call ? Peek(2).text : "";
+  if (fn == "sblock_alloc_buffer") fn = "alloc_buffer";
   if (fn == "axis") {
     ParseAxis(targets, &RequireBlock(scope, frame, Peek(2)));
     ExpectNewline();
@@ -141,7 +153,7 @@ bool TirParser::ParseAssignment(Scope scope, BlockFrame* frame, std::vector<Stmt
     }
     if (fn == "alloc_buffer") {
       if (scope == Scope::kOther || !frame) {
-        Fail(call, "T.alloc_buffer must be directly inside a block or the function body");
+        Fail(call, "T." + call.text + " must be directly inside a block or the function body");
       }
       Buffer buffer = MakeBuffer(name.text, args, 0);
       frame->alloc_buffers.push_back(buffer);
@@ -173,6 +185,12 @@ bool TirParser::ParseAssignment(Scope scope, BlockFrame* frame, std::vector<Stmt
       dtype = ParseDTypeName(type, fn);
     }
     ExpectNewline();
+    // A variable the signature already used (bound by DeclareSymbolicVars) keeps its node.
+    const Symbol* known = Lookup(name.text);
+    if (known && known->var.defined() && predeclared_.count(known->var.get()) &&
+        known->var.dtype() == dtype) {
+      return false;
+    }
     Bind(name.text, Symbol{Var(name.text, dtype), {}});
     return false;
   }

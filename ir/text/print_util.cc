@@ -9,12 +9,19 @@
 
 namespace kiln::ir {
 
+const std::vector<RenamedAttrKey>& RenamedAttrKeys() {
+  static const std::vector<RenamedAttrKey> keys = {{"tir.noalias", "tirx.noalias"},
+                                                   {"tir.is_scheduled", "tirx.is_scheduled"}};
+  return keys;
+}
+
 const std::unordered_set<std::string>& ReservedNames() {
   static const std::unordered_set<std::string> names = {
-      "T",      "and",    "as",     "assert", "break",   "class",    "continue", "def",    "del",
-      "elif",   "else",   "except", "False",  "finally", "for",      "from",     "global", "if",
-      "import", "in",     "is",     "lambda", "None",    "nonlocal", "not",      "or",     "pass",
-      "raise",  "return", "True",   "try",    "while",   "with",     "yield",    "range",  "print"};
+      "T",      "and",   "as",     "assert", "break",  "class",   "continue", "def",
+      "del",    "elif",  "else",   "except", "False",  "finally", "for",      "from",
+      "global", "if",    "import", "in",     "is",     "lambda",  "None",     "nonlocal",
+      "not",    "or",    "pass",   "raise",  "return", "True",    "try",      "while",
+      "with",   "yield", "range",  "print",  "TypeVar"};
   return names;
 }
 

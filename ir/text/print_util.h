@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -23,5 +24,13 @@ std::vector<Var> FreeVars(const PrimFuncNode& f);
 // Every variable use in `e`, in order.
 std::vector<Var> FreeVarsOf(const Expr& e);
 bool ContainsBlock(const Stmt& s);
+
+// Function attribute keys that TVM 0.24 renamed ("tir.noalias" became "tirx.noalias"). Kiln
+// keeps the older key in its IR; the parser reads both, the printer writes the dialect's.
+struct RenamedAttrKey {
+  std::string_view kiln;    // and TVM up to 0.23
+  std::string_view tvm024;  // TVM 0.24 and later
+};
+const std::vector<RenamedAttrKey>& RenamedAttrKeys();
 
 }  // namespace kiln::ir

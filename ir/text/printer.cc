@@ -1,7 +1,11 @@
 // The TVMScript printer. It follows TVM's printed layout (4-space indent, T.grid for nests of
 // plain serial loops, T.axis.remap for iter vars bound straight to loop vars, the root block
 // left implicit) and chooses every sugar so that the parser rebuilds the same node: a form is
-// printed only when ir/text/parser.cc reads it back to an equal structure.
+// printed only when ir/text/parser.cc reads it back to an equal structure. The dialect changes
+// names (T.block / T.sblock, keys, the header) and, in 0.24+, how symbolic shapes are declared:
+// int64 variables as `n = TypeVar("n")` above the function, int32 ones by a string at their
+// first use in the signature, T.Buffer(("n", 64)), and `n = T.int32()` in the body, as TVM
+// 0.27 prints them, so that TVM reads the text back to the same function.
 #include "ir/text/printer.h"
 
 #include <cmath>
@@ -32,13 +36,36 @@ bool IsZeroOf(const Expr& e, DataType dtype) {
 
 class Printer {
  public:
+  explicit Printer(const TirPrintOptions& options)
+      : options_(options), v24_(options.dialect == TirDialect::kTvm024) {}
+
+  const std::vector<std::string>& type_vars() const { return type_vars_; }
+
   std::string Function(const PrimFunc& f) {
-    out_ = "# from tvm.script import tir as T\n\n";
     auto symbol = f->attrs.find("global_symbol");
     bool is_private = symbol == f->attrs.end();
-    out_ += is_private ? "@T.prim_func(private=True)\n" : "@T.prim_func\n";
     std::string fname = f->name.empty() ? "main" : Sanitize(f->name);
     used_.insert(fname);
+    std::vector<Var> free_vars = FreeVars(*f.get());
+    for (const Var& v : free_vars) free_set_.insert(v.get());
+    std::string head;
+    if (v24_) {
+      // int64 shape variables: declared above the function, as TVM 0.24+ prints them.
+      for (const Var& v : free_vars) {
+        if (v.dtype() != DataType::Int(64)) continue;
+        type_vars_.push_back(Define(v.get(), v->name));
+        head += type_vars_.back() + " = TypeVar(" + QuoteString(type_vars_.back()) + ")\n";
+      }
+      if (options_.standalone) {
+        out_ = type_vars_.empty() ? "" : "# from typing import TypeVar\n";
+        out_ += "# from tvm.script import tirx as T\n\n" + head;
+      }
+      out_ +=
+          is_private ? "@T.prim_func(private=True, s_tir=True)\n" : "@T.prim_func(s_tir=True)\n";
+    } else {
+      if (options_.standalone) out_ = "# from tvm.script import tir as T\n\n";
+      out_ += is_private ? "@T.prim_func(private=True)\n" : "@T.prim_func\n";
+    }
 
     // Parameters: simple buffers as T.Buffer annotations, others through match_buffer.
     std::vector<std::string> params;
@@ -46,10 +73,16 @@ class Printer {
     for (const Var& p : f->params) {
       auto buffer = f->BufferOf(p);
       if (buffer && IsSimpleParamBuffer(*buffer)) {
+        std::string shape = v24_ ? ParamShape((*buffer)->shape) : "";
         std::string name = DefineBuffer(*buffer);
         names_[p.get()] = name;
-        params.push_back(name + ": T.Buffer(" + Shape((*buffer)->shape) + ", " +
-                         QuoteString((*buffer)->dtype.ToString()) + ")");
+        if (!v24_) shape = Shape((*buffer)->shape);
+        std::string offset;
+        if (!IsZeroOf((*buffer)->elem_offset, DataType::Int(32))) {
+          offset = ", elem_offset=" + Print((*buffer)->elem_offset).text;
+        }
+        params.push_back(name + ": T.Buffer(" + shape + ", " +
+                         QuoteString((*buffer)->dtype.ToString()) + offset + ")");
       } else if (buffer) {
         std::string hint = p->name == (*buffer)->name ? "var_" + p->name : p->name;
         std::string name = Define(p.get(), hint);
@@ -71,6 +104,21 @@ class Printer {
         attrs.erase("global_symbol");
       }
     }
+    if (v24_) {
+      for (const RenamedAttrKey& key : RenamedAttrKeys()) {
+        auto it = attrs.find(std::string(key.kiln));
+        if (it == attrs.end() || attrs.count(std::string(key.tvm024))) continue;
+        Expr value = it->second;
+        attrs.erase(it);
+        attrs[std::string(key.tvm024)] = value;
+      }
+      // TVM 0.24+ declares the other shape variables first, then the attributes.
+      for (const Var& v : free_vars) {
+        if (v.dtype() == DataType::Int(64)) continue;  // a TypeVar
+        std::string name = VarName(v);
+        Line(name + " = " + TypeName(v.dtype()) + "()");
+      }
+    }
     // T.func_attr comes first, as TVM prints it, unless its values name declared variables.
     bool attrs_use_vars = false;
     for (const auto& [key, value] : attrs) {
@@ -82,7 +130,7 @@ class Printer {
       std::string bname = DefineBuffer(buffer);
       Line(bname + " = T.match_buffer(" + name + ", " + BufferArgs(buffer) + ")");
     }
-    for (const Var& v : FreeVars(*f.get())) {
+    for (const Var& v : free_vars) {
       if (names_.count(v.get())) continue;
       Line(Define(v.get(), v->name) + " = " + TypeName(v.dtype()) + "()");
     }
@@ -91,7 +139,7 @@ class Printer {
     const auto* realize = f->body.as<BlockRealizeNode>();
     if (realize && IsImplicitRoot(*realize)) {
       const BlockNode* root = realize->block_node();
-      Line("# with T.block(\"root\"):");
+      Line(v24_ ? "# with T.sblock(\"root\"):" : "# with T.block(\"root\"):");
       for (const Buffer& b : root->alloc_buffers) AllocBuffer(b);
       Body(root->body);
     } else if (f->body.defined()) {
@@ -200,6 +248,9 @@ class Printer {
 
   std::string AnnotationValue(const Expr& e) {
     if (e.as<IntImmNode>() && e.dtype().is_bool()) {
+      // TVM 0.24+ keeps a Python bool in attribute maps; T.bool(True) would read back as an
+      // IntImm there, not an equal value.
+      if (v24_) return IsConstInt(e, 0) ? "False" : "True";
       return IsConstInt(e, 0) ? "T.bool(False)" : "T.bool(True)";
     }
     return Print(e).text;
@@ -217,12 +268,53 @@ class Printer {
 
   bool IsSimpleParamBuffer(const Buffer& b) {
     if (!b->strides.empty() || b->scope != "global" || b->align != 0) return false;
-    if (!b->elem_offset.defined() || !IsZeroOf(b->elem_offset, DataType::Int(32))) return false;
     if (!b->data.defined() || names_.count(b->data.get())) return false;
+    if (!b->elem_offset.defined()) return false;
+    if (!v24_) {
+      if (!IsZeroOf(b->elem_offset, DataType::Int(32))) return false;
+      for (const Expr& e : b->shape) {
+        if (!e.as<IntImmNode>()) return false;
+      }
+      return true;
+    }
+    // 0.24+: shapes and offsets over variables that are already named (TypeVars, earlier
+    // parameters) or, for a bare int32 variable, named here by a string.
+    auto declared = [&](const Expr& e) {
+      for (const Var& v : FreeVarsOf(e)) {
+        if (!names_.count(v.get())) return false;
+      }
+      return true;
+    };
+    if (!IsZeroOf(b->elem_offset, DataType::Int(32)) && !declared(b->elem_offset)) return false;
+    std::unordered_set<const VarNode*> named_here;
     for (const Expr& e : b->shape) {
-      if (!e.as<IntImmNode>()) return false;
+      const auto* v = e.as<VarNode>();
+      if (v && !names_.count(v) && free_set_.count(v) && v->dtype == DataType::Int(32) &&
+          !named_here.count(v)) {
+        named_here.insert(v);
+        continue;
+      }
+      if (!declared(e) && !(v && named_here.count(v))) return false;
     }
     return true;
+  }
+
+  // A parameter's shape in the 0.24 dialect: a variable not named yet is defined by its
+  // first use, written as a string ("n"), as TVM prints te's int32 shape variables.
+  std::string ParamShape(const std::vector<Expr>& shape) {
+    std::vector<std::string> items;
+    for (const Expr& e : shape) {
+      const auto* v = e.as<VarNode>();
+      if (v && !names_.count(v) && free_set_.count(v)) {
+        items.push_back(QuoteString(Define(v, v->name)));
+      } else {
+        items.push_back(Print(e).text);
+      }
+    }
+    if (items.size() == 1) return "(" + items[0] + ",)";
+    std::string s = "(";
+    for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i];
+    return s + ")";
   }
 
   // "(shape), dtype, data=..., strides=..., elem_offset=..., scope=..., align=..."
@@ -265,7 +357,7 @@ class Printer {
     bool shares_data = b->data.defined() && names_.count(b->data.get());
     std::string name =
         shares_data ? Define(b.get(), b->name.empty() ? "buf" : b->name) : DefineBuffer(b);
-    Line(name + " = T.alloc_buffer(" + BufferArgs(b) + ")");
+    Line(name + (v24_ ? " = T.sblock_alloc_buffer(" : " = T.alloc_buffer(") + BufferArgs(b) + ")");
   }
 
   // The upper bound min + extent of a range, in the form the parser splits back.
@@ -466,7 +558,8 @@ class Printer {
       std::string value = Print(op->value).text;
       if (last) {
         std::string var = Define(op->var.get(), op->var->name);
-        Line(var + ": " + TypeName(op->var.dtype()) + " = " + value);
+        std::string type = TypeName(op->var.dtype());
+        Line(var + ": " + (v24_ ? "T.let[" + type + "]" : type) + " = " + value);
         Body(op->body);
       } else {
         EnterScope();
@@ -624,7 +717,8 @@ class Printer {
   }
 
   void BlockStmt(const BlockNode* block, const BlockRealizeNode* realize) {
-    std::string header = "with T.block(" + QuoteString(block->name);
+    std::string header =
+        std::string(v24_ ? "with T.sblock(" : "with T.block(") + QuoteString(block->name);
     Line(header + (realize ? "):" : ", no_realize=True):"));
     ++indent_;
     EnterScope();
@@ -678,7 +772,9 @@ class Printer {
     }
     Line("T.reads(" + regions(block->reads) + ")");
     Line("T.writes(" + regions(block->writes) + ")");
-    if (!block->annotations.empty()) Line("T.block_attr(" + Dict(block->annotations) + ")");
+    if (!block->annotations.empty()) {
+      Line((v24_ ? "T.sblock_attr(" : "T.block_attr(") + Dict(block->annotations) + ")");
+    }
     if (!allocs_first) {
       for (const Buffer& b : block->alloc_buffers) AllocBuffer(b);
     }
@@ -691,6 +787,10 @@ class Printer {
     --indent_;
   }
 
+  TirPrintOptions options_;
+  bool v24_;
+  std::vector<std::string> type_vars_;
+  std::unordered_set<const VarNode*> free_set_;  // the function's symbolic variables
   std::string out_;
   int indent_ = 0;
   std::unordered_map<const void*, std::string> names_;
@@ -701,8 +801,34 @@ class Printer {
 
 }  // namespace
 
-std::string PrintPrimFunc(const PrimFunc& f) { return Printer().Function(f); }
-std::string PrintStmt(const Stmt& s) { return Printer().StmtText(s); }
-std::string PrintExpr(const Expr& e) { return Printer().ExprText(e); }
+TirDialect ParseTirDialect(std::string_view name) {
+  if (name == "tvm-0.23") return TirDialect::kTvm023;
+  if (name == "tvm-0.24" || name == "tvm-0.27") return TirDialect::kTvm024;
+  throw Error(ErrorKind::kUnsupported, "unknown TensorIR dialect '" + std::string(name) +
+                                           "': expected tvm-0.24 (TVM 0.24 and later, the "
+                                           "default) or tvm-0.23 (TVM up to 0.23)");
+}
+
+std::string_view TirDialectName(TirDialect dialect) {
+  return dialect == TirDialect::kTvm023 ? "tvm-0.23" : "tvm-0.24";
+}
+
+std::string PrintPrimFunc(const PrimFunc& f, const TirPrintOptions& options) {
+  return Printer(options).Function(f);
+}
+
+std::vector<std::string> PrintedTypeVars(const PrimFunc& f, const TirPrintOptions& options) {
+  Printer printer(options);
+  printer.Function(f);
+  return printer.type_vars();
+}
+
+std::string PrintStmt(const Stmt& s, const TirPrintOptions& options) {
+  return Printer(options).StmtText(s);
+}
+
+std::string PrintExpr(const Expr& e, const TirPrintOptions& options) {
+  return Printer(options).ExprText(e);
+}
 
 }  // namespace kiln::ir
