@@ -13,11 +13,17 @@ apache-tvm package from PyPI (CI never installs TVM; the outputs are committed):
                                    in the metadata section), `*_params.relax` take the
                                    weights as parameters, `*_legalized.relax` after
                                    LegalizeOps (PrimFuncs and R.call_tir in one module).
-  database/                        a MetaSchedule tuning database (JSONDatabase):
-                                   database_workload.json, database_tuning_record.json, and
-                                   each workload printed as TVMScript (workload_<i>.tir, i
-                                   its line in database_workload.json) so that a test can
-                                   replay a record's trace without reading TVM's JSON graph.
+  database/                        a MetaSchedule tuning database (JSONDatabase) from a few
+                                   trials of ms.tune_tir on a matmul and a fused dense + bias
+                                   + ReLU: database_workload.json, database_tuning_record.json,
+                                   each workload printed as TVMScript (workload_<w>.tir, w its
+                                   line in database_workload.json, a record's first field), and
+                                   per record line i the trace as TVM prints it (record_<i>.py)
+                                   and what TVM's replay gives (record_<i>_scheduled.tir), so
+                                   that a test replays a trace without TVM's JSON graph.
+  database/handwritten/            the same for hand-written schedules with fixed decisions,
+                                   one per group of instruction kinds, so that every kind's
+                                   JSON shape is in some record.
   manifest.json                    one entry per file: what made it and its symbolic dims.
 
 Set-up (outside the repository; nothing here goes into the project's .venv):
@@ -30,8 +36,8 @@ Run:
     /work/tvm-venv/bin/python tests/data/tvm/make_tvm_corpus.py --tune     # also database/
 
 tir/ and relax/ are deterministic: running the script again rewrites them identically.
-database/ comes from real measurements (run times, and the search follows them), so it is
-only rewritten with --tune.
+database/database_*.json come from real measurements (run times, and the search follows
+them), so they are only rewritten with --tune; what is printed from them is rewritten always.
 """
 
 import argparse
@@ -453,7 +459,8 @@ def tuning_workloads():
     yield "dense_bias_relu", te.create_prim_func([x, w, bias, r])
 
 
-def make_database(trials):
+def tune_database(trials):
+    """database/database_*.json: a few trials of ms.tune_tir per workload, on this CPU."""
     from tvm.s_tir import meta_schedule as ms
     from tvm.target import Target
 
@@ -469,34 +476,45 @@ def make_database(trials):
                         runner=ms.runner.LocalRunner(timeout_sec=120))
             print(f"database: tuned {name}")
         os.makedirs(out, exist_ok=True)
-        for name in os.listdir(out):
-            if os.path.isfile(os.path.join(out, name)):
-                os.remove(os.path.join(out, name))
         for base in ("database_workload.json", "database_tuning_record.json"):
             shutil.copy(os.path.join(work_dir, base), os.path.join(out, base))
-    database = ms.database.JSONDatabase(
-        path_workload=os.path.join(out, "database_workload.json"),
-        path_tuning_record=os.path.join(out, "database_tuning_record.json"))
-    # Each workload as TVMScript, and each record's trace as TVM's Python and the function it
-    # gives: tests replay the JSON trace on the printed workload and compare with these.
-    records = database.get_all_tuning_records()
-    seen = {}
-    for rec in records:
-        mod = rec.workload.mod
-        key = tvm.ir.structural_hash(mod)
-        if key not in seen:
-            seen[key] = len(seen)
-            write(f"database/workload_{seen[key]}.tir", mod.script(),
+
+
+def describe_database(folder):
+    """Prints a JSONDatabase's workloads and records next to it: workload_<w>.tir (w its line in
+    database_workload.json, which is a record's first field) and, per line i of
+    database_tuning_record.json, record_<i>.py (the trace as TVM prints it) and
+    record_<i>_scheduled.tir (the workload with the trace applied by TVM), so that a test can
+    replay a trace without reading TVM's JSON graph and compare with TVM's result."""
+    import tvm_ffi
+    from tvm.s_tir import meta_schedule as ms
+    from tvm.s_tir.schedule import Trace
+
+    path = os.path.join(HERE, folder)
+    workload_file = os.path.join(path, "database_workload.json")
+    record_file = os.path.join(path, "database_tuning_record.json")
+    for name in os.listdir(path):
+        if name.endswith(".tir") or name.endswith(".py"):
+            os.remove(os.path.join(path, name))
+    database = ms.database.JSONDatabase(path_workload=workload_file,
+                                        path_tuning_record=record_file)
+    by_hash = {str(tvm_ffi.structural_hash(rec.workload.mod)): rec.workload.mod
+               for rec in database.get_all_tuning_records()}
+    workloads = [by_hash.get(json.loads(line)[0]) for line in open(workload_file)]
+    for w, mod in enumerate(workloads):
+        if mod is not None:
+            write(f"{folder}/workload_{w}.tir", mod["main"].script(),
                   source="meta_schedule JSONDatabase workload")
-    for i, rec in enumerate(records):
-        sch = tvm.s_tir.Schedule(rec.workload.mod)
-        rec.trace.apply_to_schedule(sch, remove_postproc=False)
-        w = seen[tvm.ir.structural_hash(rec.workload.mod)]
-        write(f"database/record_{i}.py", str(rec.trace), source="meta_schedule trace",
-              workload=f"database/workload_{w}.tir")
-        write(f"database/record_{i}_scheduled.tir", sch.mod.script(),
-              source="meta_schedule trace applied", workload=f"database/workload_{w}.tir")
-    print(f"database: {len(seen)} workloads, {len(records)} records")
+    lines = open(record_file).read().splitlines()
+    for i, line in enumerate(lines):
+        record = json.loads(line)
+        sch = tvm.s_tir.Schedule(workloads[record[0]])
+        Trace.apply_json_to_schedule(record[1][0], sch)
+        info = dict(workload=f"{folder}/workload_{record[0]}.tir", run_secs=record[1][1])
+        write(f"{folder}/record_{i}.py", str(sch.trace), source="meta_schedule trace", **info)
+        write(f"{folder}/record_{i}_scheduled.tir", sch.mod["main"].script(),
+              source="meta_schedule trace applied by TVM", **info)
+    print(f"{folder}: {len(workloads)} workloads, {len(lines)} records")
 
 
 def handwritten_schedules():
@@ -623,20 +641,13 @@ def make_handwritten_database():
         mod = tvm.IRModule({"main": func})
         if make_workload.__name__ not in workloads:
             workloads[make_workload.__name__] = database.commit_workload(mod)
-            write(f"database/handwritten/workload_{make_workload.__name__}.tir", func.script(),
-                  source="te.create_prim_func")
         sch = tvm.s_tir.Schedule(mod)
         schedule(sch)
+        # Records are appended in order: record i of the file is schedule i.
         database.commit_tuning_record(ms.database.TuningRecord(
             sch.trace, workloads[make_workload.__name__], [1.0e-6 * (i + 1)], target,
             ms.arg_info.ArgInfo.from_prim_func(func)))
-        # The record's line is its index: the trace's Python and the function it gives.
-        write(f"database/handwritten/record_{i}_{name}.py", str(sch.trace),
-              source="meta_schedule trace", schedule=name,
-              workload=f"database/handwritten/workload_{make_workload.__name__}.tir")
-        write(f"database/handwritten/record_{i}_{name}_scheduled.tir", sch.mod["main"].script(),
-              source="meta_schedule trace applied", schedule=name)
-    print(f"database/handwritten: {i + 1} records")
+    describe_database("database/handwritten")
 
 
 def main():
@@ -652,14 +663,11 @@ def main():
     make_tir()
     make_relax()
     make_handwritten_database()
-    manifest_path = os.path.join(HERE, "manifest.json")
     if args.tune:
-        make_database(args.trials)
-    elif os.path.exists(manifest_path):
-        # Keep the entries of the database made earlier.
-        MANIFEST.extend(e for e in json.load(open(manifest_path))
-                        if e["file"].startswith("database/")
-                        and not e["file"].startswith("database/handwritten/"))
+        tune_database(args.trials)
+    if os.path.exists(os.path.join(HERE, "database", "database_tuning_record.json")):
+        describe_database("database")
+    manifest_path = os.path.join(HERE, "manifest.json")
     with open(manifest_path, "w") as f:
         json.dump(sorted(MANIFEST, key=lambda e: e["file"]), f, indent=1)
         f.write("\n")
