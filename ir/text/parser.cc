@@ -219,6 +219,21 @@ void TirParser::DeclareSymbolicVars(size_t decorator_end) {
   }
 }
 
+void TirParser::CheckHintAttr(const Args& args) const {
+  const Value* dict = args.positional.size() == 1 && args.keywords.empty() &&
+                              args.positional[0].kind == Value::kDict
+                          ? &args.positional[0]
+                          : nullptr;
+  if (!dict) Fail(args.at, "T.attr takes one dict of pragma_* hints here");
+  for (const Value& key : dict->keys) {
+    std::string name = AsString(key, "an attribute key");
+    if (name.rfind("pragma_", 0) != 0) {
+      Fail(key.at, "T.attr key '" + name +
+                       "' is not supported: Kiln reads only pragma_* hints (and drops them)");
+    }
+  }
+}
+
 Var TirParser::NamedShapeVar(const Token& at, const std::string& name) {
   if (const Symbol* symbol = Lookup(name)) {
     if (!symbol->var.defined()) Fail(at, "'" + name + "' in a shape names a buffer");
@@ -500,6 +515,14 @@ Stmt TirParser::ParseWith(Scope scope, BlockFrame* frame) {
     block.init = ParseBody(Scope::kOther, nullptr, fn);
     PopScope();
     return Stmt();
+  }
+  if (fn.text == "attr") {
+    CheckHintAttr(ParseArgs());
+    ExpectOp(":");
+    PushScope();
+    Stmt body = ParseBody(Scope::kOther, nullptr, with_tok);
+    PopScope();
+    return body;
   }
   if (fn.text == "LetStmt" || fn.text == "decl_buffer") {
     Args args = ParseArgs();

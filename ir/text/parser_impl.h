@@ -113,6 +113,10 @@ class TirParser {
   // `n = T.int32()` lines at the top of its body (TVM declares those after the signature that
   // uses them). `decorator_end` is the position after the decorator.
   void DeclareSymbolicVars(size_t decorator_end);
+  // `T.attr({"pragma_...": v})` (TVM's AttrStmt over the statements after it, or `with`):
+  // codegen hints that do not change what a kernel computes and that Kiln has no node for, so
+  // they are read and dropped; any other key is a parse error naming it.
+  void CheckHintAttr(const Args& args) const;
   // A variable named by a string in a shape, as TVM prints te's int32 dims: T.Buffer(("n", 4)).
   Var NamedShapeVar(const Token& at, const std::string& name);
 

@@ -61,6 +61,8 @@ void TirParser::ParseTStatement(Scope scope, BlockFrame* frame, std::vector<Stmt
     if (args.positional.size() != 1 || !args.keywords.empty())
       Fail(args.at, "T." + fn.text + " takes one dict");
     for (auto& [key, value] : AsAnnotations(args.positional[0])) block.annotations[key] = value;
+  } else if (fn.text == "attr") {
+    CheckHintAttr(ParseArgs());
   } else if (fn.text == "evaluate") {
     Args args = ParseArgs();
     if (args.positional.size() != 1 || !args.keywords.empty())

@@ -113,6 +113,12 @@ std::vector<Var> FreeVars(const PrimFuncNode& f) {
   } collector;
   for (const Var& p : f.params) collector.defined.insert(p.get());
   for (const auto& [param, buffer] : f.buffer_map) collector.Define(buffer);
+  // The signature's shape variables first, in parameter order, as TVM declares them.
+  for (const auto& [param, buffer] : f.buffer_map) {
+    for (const Expr& e : buffer->shape) collector.VisitExpr(e);
+    for (const Expr& e : buffer->strides) collector.VisitExpr(e);
+    if (buffer->elem_offset.defined()) collector.VisitExpr(buffer->elem_offset);
+  }
   for (const auto& [key, value] : f.attrs) {
     if (value.defined()) collector.VisitExpr(value);
   }

@@ -19,7 +19,7 @@ std::string QuoteString(const std::string& s);
 std::string FloatLiteral(double v);
 // The variables `f` uses without defining them (by a loop, a block, a let, or as a parameter
 // or a buffer's data), in order of first use: the symbolic shape variables declared with
-// `n = T.int32()`.
+// `n = T.int32()` (the signature's shape variables first, in parameter order).
 std::vector<Var> FreeVars(const PrimFuncNode& f);
 // Every variable use in `e`, in order.
 std::vector<Var> FreeVarsOf(const Expr& e);

@@ -209,6 +209,43 @@ def pad(x: T.Buffer((T.int64(4),), "float32"), y: T.Buffer((T.int64(6),), "float
                Error);
 }
 
+TEST(TvmDialect, PragmaAttrsAreReadAndDropped) {
+  // As TVM 0.27 prints LegalizeOps' scatter_elements: a T.attr hint over the statements after it.
+  PrimFunc hinted = ParsePrimFunc(R"(@T.prim_func(s_tir=True)
+def f(x: T.Buffer((T.int64(4),), "float32"), y: T.Buffer((T.int64(4),), "float32")):
+    with T.sblock("copy"):
+        T.reads()
+        T.writes()
+        T.attr({"pragma_scope": "seq"})
+        for v in T.parallel(T.int64(4)):
+            y[v] = x[v]
+)");
+  PrimFunc plain = ParsePrimFunc(R"(@T.prim_func(s_tir=True)
+def f(x: T.Buffer((T.int64(4),), "float32"), y: T.Buffer((T.int64(4),), "float32")):
+    with T.sblock("copy"):
+        T.reads()
+        T.writes()
+        with T.attr({"pragma_unroll": 1}):
+            for v in T.parallel(T.int64(4)):
+                y[v] = x[v]
+)");
+  EXPECT_TRUE(StructuralEqual(hinted, plain));
+  try {
+    ParsePrimFunc(R"(@T.prim_func(s_tir=True)
+def f(y: T.Buffer((4,), "float32")):
+    T.attr({"thread_extent": 4})
+    y[0] = T.float32(0)
+)",
+                  "attr.tir");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("attr.tir:3:13: T.attr key 'thread_extent' is not "
+                                         "supported"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(TvmDialect, DialectNames) {
   EXPECT_EQ(ParseTirDialect("tvm-0.23"), TirDialect::kTvm023);
   EXPECT_EQ(ParseTirDialect("tvm-0.24"), TirDialect::kTvm024);
