@@ -31,24 +31,24 @@ std::string Schedule::RVName(const InstArg& arg) {
 int Schedule::BlockIndex(BlockRV rv) const {
   auto it = blocks_.find(rv.id);
   KILN_CHECK(it != blocks_.end(), ErrorKind::kSchedule,
-        "b" + std::to_string(rv.id) + " is not a block of this schedule");
+             "b" + std::to_string(rv.id) + " is not a block of this schedule");
   int index = state_.FindBlock(it->second);
   KILN_CHECK(index >= 0, ErrorKind::kSchedule,
-        "block \"" + it->second + "\" (b" + std::to_string(rv.id) +
-            ") no longer exists in the function");
+             "block \"" + it->second + "\" (b" + std::to_string(rv.id) +
+                 ") no longer exists in the function");
   return index;
 }
 
 int Schedule::LoopIndex(LoopRV rv) const {
   auto it = loops_.find(rv.id);
   KILN_CHECK(it != loops_.end(), ErrorKind::kSchedule,
-        "l" + std::to_string(rv.id) + " is not a loop of this schedule");
+             "l" + std::to_string(rv.id) + " is not a loop of this schedule");
   KILN_CHECK(!it->second.root, ErrorKind::kSchedule,
-        "l" + std::to_string(rv.id) + " is the root location, not a loop");
+             "l" + std::to_string(rv.id) + " is the root location, not a loop");
   int index = state_.FindLoop(it->second.var.get());
   KILN_CHECK(index >= 0, ErrorKind::kSchedule,
-        "loop " + it->second.var.name() + " (l" + std::to_string(rv.id) +
-            ") no longer exists in the function (it was split, fused or removed)");
+             "loop " + it->second.var.name() + " (l" + std::to_string(rv.id) +
+                 ") no longer exists in the function (it was split, fused or removed)");
   return index;
 }
 
@@ -63,7 +63,7 @@ const ForNode* Schedule::Get(LoopRV rv) const { return state_.entry(LoopIndex(rv
 int64_t Schedule::Get(ExprRV rv) const {
   auto it = exprs_.find(rv.id);
   KILN_CHECK(it != exprs_.end(), ErrorKind::kSchedule,
-        "v" + std::to_string(rv.id) + " is not a sampled value of this schedule");
+             "v" + std::to_string(rv.id) + " is not a sampled value of this schedule");
   return it->second;
 }
 
@@ -112,7 +112,7 @@ std::vector<InstArg> Args(const std::vector<RV>& rvs) {
 
 BlockRV Schedule::GetBlock(const std::string& name) {
   KILN_CHECK(state_.FindBlock(name) >= 0, ErrorKind::kSchedule,
-        "get_block: no block named \"" + name + "\" in function " + func()->name);
+             "get_block: no block named \"" + name + "\" in function " + func()->name);
   BlockRV rv = NewBlockRV(name);
   Record("GetBlock", {}, json::array({name, func()->name}), {InstArg::Of(rv)});
   return rv;
@@ -190,11 +190,13 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop, const std::vector<Factor>& fact
   // A sampled -1 would silently mean "infer": only an explicit None does.
   for (size_t i = 0; i < factors.size(); ++i) {
     KILN_CHECK(factors[i].kind == Factor::kNone || values[i] >= 1, ErrorKind::kSchedule,
-          "split: factor " + std::to_string(values[i]) + " of " +
-              LoopLabel(state_.entry(index).loop()) + " is not positive");
+               "split: factor " + std::to_string(values[i]) + " of " +
+                   LoopLabel(state_.entry(index).loop()) + " is not positive");
   }
   std::vector<LoopRV> result;
-  for (const Var& var : SplitLoop(state_, index, values)) result.push_back(NewLoopRV(var));
+  for (const Var& var : SplitLoop(state_, index, values, preserve_unit_iters)) {
+    result.push_back(NewLoopRV(var));
+  }
   Record("Split", std::move(inputs), json::array({preserve_unit_iters, false}), Args(result));
   return result;
 }
@@ -202,7 +204,7 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop, const std::vector<Factor>& fact
 LoopRV Schedule::Fuse(const std::vector<LoopRV>& loops, bool preserve_unit_iters) {
   std::vector<int> indices;
   for (LoopRV rv : loops) indices.push_back(LoopIndex(rv));
-  LoopRV result = NewLoopRV(FuseLoops(state_, indices));
+  LoopRV result = NewLoopRV(FuseLoops(state_, indices, preserve_unit_iters));
   Record("Fuse", Args(loops), json::array({preserve_unit_iters}), {InstArg::Of(result)});
   return result;
 }
@@ -217,7 +219,7 @@ void Schedule::Reorder(const std::vector<LoopRV>& ordered_loops) {
 LoopRV Schedule::AddUnitLoop(BlockRV block) {
   int index = BlockIndex(block);
   KILN_CHECK(state_.ScopeOf(index) >= 0, ErrorKind::kSchedule,
-        "add_unit_loop: " + BlockLabel(state_.entry(index).block()) + " is the root block");
+             "add_unit_loop: " + BlockLabel(state_.entry(index).block()) + " is the root block");
   LoopRV result = NewLoopRV(AddUnitLoopAround(state_, index));
   Record("AddUnitLoop", {InstArg::Of(block)}, json::array(), {InstArg::Of(result)});
   return result;
@@ -303,31 +305,33 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop, int n, int64_t max_
                                                 std::optional<std::vector<int64_t>> decision) {
   const ForNode* node = Get(loop);
   KILN_CHECK(n >= 1 && n <= kMaxTileFactors, ErrorKind::kSchedule,
-        "sample_perfect_tile: n = " + std::to_string(n) + " for " + LoopLabel(node) +
-            " is not in [1, " + std::to_string(kMaxTileFactors) + "]");
+             "sample_perfect_tile: n = " + std::to_string(n) + " for " + LoopLabel(node) +
+                 " is not in [1, " + std::to_string(kMaxTileFactors) + "]");
   int64_t extent = ConstExtent(node, "sample_perfect_tile");
   std::vector<int64_t> factors;
   if (decision) {
     factors = *decision;
     std::string shown = json(factors).dump();
     KILN_CHECK(factors.size() == static_cast<size_t>(n), ErrorKind::kSchedule,
-          "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) + " has " +
-              std::to_string(factors.size()) + " factors, expected " + std::to_string(n));
+               "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) + " has " +
+                   std::to_string(factors.size()) + " factors, expected " + std::to_string(n));
     int64_t product = 1;
     for (int64_t f : factors) {
       KILN_CHECK(f >= 1, ErrorKind::kSchedule,
-            "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) +
-                " has a factor below 1");
+                 "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) +
+                     " has a factor below 1");
       // Saturated, so that a decision from outside cannot overflow the product.
       if (__builtin_mul_overflow(product, f, &product)) product = INT64_MAX;
     }
     KILN_CHECK(product == extent, ErrorKind::kSchedule,
-          "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) + " multiplies to " +
-              (product == INT64_MAX ? "more than 2^63" : std::to_string(product)) +
-              ", not the extent " + std::to_string(extent));
-    KILN_CHECK(max_innermost_factor <= 0 || factors.back() <= max_innermost_factor, ErrorKind::kSchedule,
-          "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) +
-              " has an innermost factor above " + std::to_string(max_innermost_factor));
+               "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) +
+                   " multiplies to " +
+                   (product == INT64_MAX ? "more than 2^63" : std::to_string(product)) +
+                   ", not the extent " + std::to_string(extent));
+    KILN_CHECK(max_innermost_factor <= 0 || factors.back() <= max_innermost_factor,
+               ErrorKind::kSchedule,
+               "sample_perfect_tile: decision " + shown + " for " + LoopLabel(node) +
+                   " has an innermost factor above " + std::to_string(max_innermost_factor));
   } else {
     factors = SamplePerfectTiling(rng_, extent, n, max_innermost_factor);
   }
@@ -342,14 +346,15 @@ ExprRV Schedule::SampleCategorical(const std::vector<int64_t>& candidates,
                                    const std::vector<double>& probs,
                                    std::optional<int64_t> decision) {
   KILN_CHECK(!candidates.empty() && candidates.size() == probs.size(), ErrorKind::kSchedule,
-        "sample_categorical: " + std::to_string(candidates.size()) + " candidates but " +
-            std::to_string(probs.size()) + " probabilities");
+             "sample_categorical: " + std::to_string(candidates.size()) + " candidates but " +
+                 std::to_string(probs.size()) + " probabilities");
   int64_t choice;
   if (decision) {
     choice = *decision;
-    KILN_CHECK(choice >= 0 && choice < static_cast<int64_t>(candidates.size()), ErrorKind::kSchedule,
-          "sample_categorical: decision " + std::to_string(choice) + " is not an index into " +
-              std::to_string(candidates.size()) + " candidates");
+    KILN_CHECK(choice >= 0 && choice < static_cast<int64_t>(candidates.size()),
+               ErrorKind::kSchedule,
+               "sample_categorical: decision " + std::to_string(choice) + " is not an index into " +
+                   std::to_string(candidates.size()) + " candidates");
   } else {
     choice = SampleWeighted(rng_, probs);
   }
@@ -366,11 +371,12 @@ LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> dec
   if (decision) {
     choice = *decision;
     KILN_CHECK(choice == kComputeLocationRoot ||
-              (choice >= 0 && choice < static_cast<int64_t>(candidates.size())),
-          ErrorKind::kSchedule,
-          "sample_compute_location: decision " + std::to_string(choice) + " for " +
-              BlockLabel(state_.entry(index).block()) + " is neither -1 (root) nor one of its " +
-              std::to_string(candidates.size()) + " candidate loops");
+                   (choice >= 0 && choice < static_cast<int64_t>(candidates.size())),
+               ErrorKind::kSchedule,
+               "sample_compute_location: decision " + std::to_string(choice) + " for " +
+                   BlockLabel(state_.entry(index).block()) +
+                   " is neither -1 (root) nor one of its " + std::to_string(candidates.size()) +
+                   " candidate loops");
   } else {
     choice = rng_.UniformInt(-1, static_cast<int64_t>(candidates.size()));
   }

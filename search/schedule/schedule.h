@@ -97,6 +97,9 @@ class Schedule {
                            std::optional<int64_t> decision = {});
   // A loop at which ComputeAt(block, loop) is valid, or the root mark (leave it in place).
   LoopRV SampleComputeLocation(BlockRV block, std::optional<int64_t> decision = {});
+  // How many loops SampleComputeLocation(block) chooses from besides the root mark (its
+  // decisions are -1 and 0 .. this - 1); recorded nothing.
+  int64_t NumComputeLocations(BlockRV block) const;
 
   // ---- Compute location ----
   void ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
@@ -133,7 +136,6 @@ class Schedule {
   };
   int BlockIndex(BlockRV rv) const;
   int LoopIndex(LoopRV rv) const;
-  std::string LoopName(LoopRV rv) const;
   BlockRV NewBlockRV(const std::string& name);
   LoopRV NewLoopRV(const ir::Var& var);
   ExprRV NewExprRV(int64_t value);

@@ -26,6 +26,10 @@ std::vector<int> Schedule::ComputeLocationCandidates(int block_index) const {
   return result;
 }
 
+int64_t Schedule::NumComputeLocations(BlockRV block) const {
+  return static_cast<int64_t>(ComputeLocationCandidates(BlockIndex(block)).size());
+}
+
 void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops) {
   int b = BlockIndex(block);
   if (!IsRootMark(loop)) ComputeAtLoop(state_, b, LoopIndex(loop), false, preserve_unit_loops);

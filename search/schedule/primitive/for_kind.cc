@@ -43,7 +43,7 @@ void SetLoopKind(ScheduleState& state, int loop_index, ForKind kind, const std::
   const ForNode* loop = state.entry(loop_index).loop();
   const std::string what = PrimitiveName(kind);
   KILN_CHECK(loop->for_kind == ForKind::kSerial, ErrorKind::kSchedule,
-        what + ": " + LoopLabel(loop) + " is already " + ForKindName(loop->for_kind));
+             what + ": " + LoopLabel(loop) + " is already " + ForKindName(loop->for_kind));
   if (kind == ForKind::kThreadBinding) {
     KILN_CHECK(
         IsThreadAxis(thread), ErrorKind::kSchedule,
@@ -53,16 +53,17 @@ void SetLoopKind(ScheduleState& state, int loop_index, ForKind kind, const std::
   bool reduction_ok = kind == ForKind::kUnrolled ||
                       (kind == ForKind::kThreadBinding && thread.rfind("threadIdx", 0) == 0);
   if (!reduction_ok) {
-    const VarNode* var = loop->loop_var.get();
-    for (int b : state.BlocksUnder(loop_index)) {
-      const BlockRealizeNode* realize = state.entry(b).realize();
-      const BlockNode* block = realize->block_node();
-      for (size_t i = 0; i < realize->iter_values.size(); ++i) {
-        if (!UsesVar(realize->iter_values[i], var)) continue;
-        KILN_CHECK(block->iter_vars[i].kind == IterKind::kSpatial, ErrorKind::kSchedule,
-              what + ": " + LoopLabel(loop) + " is bound to the " +
-                  IterKindName(block->iter_vars[i].kind) + " iteration " +
-                  block->iter_vars[i].var.name() + " of " + BlockLabel(block));
+    for (const LoopUse& use : BlocksUsingLoop(state, loop_index)) {
+      if (use.use.only_spatial()) continue;
+      // Name the first offending iteration.
+      const BlockNode* block = use.realize->block_node();
+      for (size_t i = 0; i < use.realize->iter_values.size(); ++i) {
+        KILN_CHECK(block->iter_vars[i].kind == IterKind::kSpatial ||
+                       !UsesVar(use.realize->iter_values[i], loop->loop_var.get()),
+                   ErrorKind::kSchedule,
+                   what + ": " + LoopLabel(loop) + " is bound to the " +
+                       IterKindName(block->iter_vars[i].kind) + " iteration " +
+                       block->iter_vars[i].var.name() + " of " + BlockLabel(block));
       }
     }
   }

@@ -33,30 +33,32 @@ constexpr int64_t kMaxSplitProduct = int64_t{1} << 40;
 
 void CheckSerial(const ForNode* loop, const std::string& what) {
   KILN_CHECK(loop->for_kind == ForKind::kSerial, ErrorKind::kSchedule,
-        what + ": " + LoopLabel(loop) + " is " + ForKindName(loop->for_kind) +
-            "; only serial loops can be transformed");
+             what + ": " + LoopLabel(loop) + " is " + ForKindName(loop->for_kind) +
+                 "; only serial loops can be transformed");
 }
 
 }  // namespace
 
-std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int64_t> factors) {
+std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int64_t> factors,
+                           bool preserve_unit_iters) {
   const ForNode* loop = state.entry(loop_index).loop();
   CheckSerial(loop, "split");
-  KILN_CHECK(!factors.empty(), ErrorKind::kSchedule, "split: no factors given for " + LoopLabel(loop));
+  KILN_CHECK(!factors.empty(), ErrorKind::kSchedule,
+             "split: no factors given for " + LoopLabel(loop));
   int inferred = -1;
   int64_t known = 1;
   for (size_t i = 0; i < factors.size(); ++i) {
     if (factors[i] == -1) {
       KILN_CHECK(inferred < 0, ErrorKind::kSchedule,
-            "split: more than one factor of " + LoopLabel(loop) + " is to be inferred");
+                 "split: more than one factor of " + LoopLabel(loop) + " is to be inferred");
       inferred = static_cast<int>(i);
       continue;
     }
     KILN_CHECK(factors[i] >= 1, ErrorKind::kSchedule,
-          "split: factor " + std::to_string(factors[i]) + " of " + LoopLabel(loop) +
-              " is not positive");
+               "split: factor " + std::to_string(factors[i]) + " of " + LoopLabel(loop) +
+                   " is not positive");
     KILN_CHECK(factors[i] <= kMaxSplitProduct / known, ErrorKind::kSchedule,
-          "split: the factors of " + LoopLabel(loop) + " multiply to more than 2^40");
+               "split: the factors of " + LoopLabel(loop) + " multiply to more than 2^40");
     known *= factors[i];
   }
   const DataType dtype = loop->loop_var.dtype();
@@ -66,13 +68,14 @@ std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int
     if (inferred >= 0) factors[inferred] = (*extent + known - 1) / known;
     int64_t product = inferred >= 0 ? known * factors[inferred] : known;
     KILN_CHECK(product >= *extent, ErrorKind::kSchedule,
-          "split: the factors of " + LoopLabel(loop) + " multiply to " + std::to_string(product) +
-              ", less than its extent " + std::to_string(*extent));
+               "split: the factors of " + LoopLabel(loop) + " multiply to " +
+                   std::to_string(product) + ", less than its extent " + std::to_string(*extent));
     need_predicate = product != *extent;
     for (size_t i = 0; i < factors.size(); ++i) extents[i] = IntImm(dtype, factors[i]);
   } else {
-    KILN_CHECK(inferred >= 0, ErrorKind::kSchedule,
-          "split: " + LoopLabel(loop) + " has a non-constant extent; one factor must be inferred");
+    KILN_CHECK(
+        inferred >= 0, ErrorKind::kSchedule,
+        "split: " + LoopLabel(loop) + " has a non-constant extent; one factor must be inferred");
     for (size_t i = 0; i < factors.size(); ++i) {
       extents[i] = static_cast<int>(i) == inferred
                        ? (known == 1 ? loop->extent
@@ -95,9 +98,12 @@ std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int
   }
   Expr index;
   for (size_t i = 0; i < factors.size(); ++i) {
+    // A unit loop contributes 0 to the old index when its iteration is not preserved.
+    if (!preserve_unit_iters && IsConstInt(extents[i], 1)) continue;
     Expr term = FoldMul(vars[i], strides[i]);
     index = index.defined() ? FoldAdd(index, term) : term;
   }
+  if (!index.defined()) index = IntImm(dtype, 0);
   Expr old_index = FoldAdd(loop->min, index);
   Stmt body = Substitute(loop->body, VarMap{{loop->loop_var.get(), old_index}});
   if (need_predicate) body = PredicateAdder(LT(index, loop->extent)).VisitStmt(body);
@@ -108,7 +114,8 @@ std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int
   return vars;
 }
 
-Var FuseLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
+Var FuseLoops(ScheduleState& state, const std::vector<int>& loop_indices,
+              bool preserve_unit_iters) {
   KILN_CHECK(!loop_indices.empty(), ErrorKind::kSchedule, "fuse: no loops given");
   std::vector<const ForNode*> loops;
   for (int index : loop_indices) loops.push_back(state.entry(index).loop());
@@ -116,15 +123,17 @@ Var FuseLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
     CheckSerial(loops[i], "fuse");
     if (i + 1 < loops.size()) {
       KILN_CHECK(loops[i]->body.get() == loops[i + 1], ErrorKind::kSchedule,
-            "fuse: " + LoopLabel(loops[i + 1]) + " is not the only statement directly inside " +
-                LoopLabel(loops[i]) + "; only perfectly nested loops can be fused");
+                 "fuse: " + LoopLabel(loops[i + 1]) +
+                     " is not the only statement directly inside " + LoopLabel(loops[i]) +
+                     "; only perfectly nested loops can be fused");
     }
   }
   std::unordered_set<const VarNode*> vars;
   for (const ForNode* loop : loops) vars.insert(loop->loop_var.get());
   for (const ForNode* loop : loops) {
-    KILN_CHECK(!UsesAnyVar(loop->extent, vars) && !UsesAnyVar(loop->min, vars), ErrorKind::kSchedule,
-          "fuse: the extent of " + LoopLabel(loop) + " depends on another fused loop");
+    KILN_CHECK(!UsesAnyVar(loop->extent, vars) && !UsesAnyVar(loop->min, vars),
+               ErrorKind::kSchedule,
+               "fuse: the extent of " + LoopLabel(loop) + " depends on another fused loop");
   }
   const DataType dtype = loops[0]->loop_var.dtype();
   std::string name;
@@ -135,6 +144,8 @@ Var FuseLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
   for (size_t i = loops.size(); i-- > 0;) {
     Expr value = IsConstInt(stride, 1) ? Expr(fused) : FloorDiv(fused, stride);
     if (i > 0) value = FloorMod(value, loops[i]->extent);
+    // A fused unit loop's iteration is its min when unit iterations are not preserved.
+    if (!preserve_unit_iters && IsConstInt(loops[i]->extent, 1)) value = IntImm(dtype, 0);
     map[loops[i]->loop_var.get()] = FoldAdd(loops[i]->min, value);
     stride = FoldMul(loops[i]->extent, stride);
   }
@@ -151,10 +162,11 @@ void ReorderLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
   for (size_t i = 0; i + 1 < sorted.size(); ++i) {
     const SRef& outer = state.entry(sorted[i]);
     KILN_CHECK(sorted[i] != sorted[i + 1], ErrorKind::kSchedule,
-          "reorder: " + LoopLabel(outer.loop()) + " appears twice");
+               "reorder: " + LoopLabel(outer.loop()) + " appears twice");
     KILN_CHECK(sorted[i + 1] < outer.end, ErrorKind::kSchedule,
-          "reorder: " + LoopLabel(state.entry(sorted[i + 1]).loop()) + " is not nested inside " +
-              LoopLabel(outer.loop()) + "; the loops must lie on one chain");
+               "reorder: " + LoopLabel(state.entry(sorted[i + 1]).loop()) +
+                   " is not nested inside " + LoopLabel(outer.loop()) +
+                   "; the loops must lie on one chain");
   }
   // The chain of loops from the outermost to the innermost given one.
   std::vector<const ForNode*> chain;
@@ -164,9 +176,9 @@ void ReorderLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
     if (loop == bottom) break;
     const ForNode* next = loop->body.as<ForNode>();
     KILN_CHECK(next != nullptr, ErrorKind::kSchedule,
-          "reorder: " + LoopLabel(loop) +
-              " holds more than a single loop; the loops between the reordered ones must be "
-              "perfectly nested");
+               "reorder: " + LoopLabel(loop) +
+                   " holds more than a single loop; the loops between the reordered ones must be "
+                   "perfectly nested");
     loop = next;
   }
   std::vector<const ForNode*> wanted;
@@ -189,22 +201,18 @@ void ReorderLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
       const BlockNode* block = realize->block_node();
       std::vector<const ForNode*> mixed;
       for (const ForNode* loop : chain) {
-        bool spatial = false, reduce = false;
-        for (size_t i = 0; i < realize->iter_values.size(); ++i) {
-          if (!UsesVar(realize->iter_values[i], loop->loop_var.get())) continue;
-          spatial |= block->iter_vars[i].kind == IterKind::kSpatial;
-          reduce |= block->iter_vars[i].kind == IterKind::kReduce;
-        }
-        if (spatial && reduce) mixed.push_back(loop);
+        IterUse use = IterKindsUsing(realize, loop->loop_var.get());
+        if (use.spatial && use.reduce) mixed.push_back(loop);
       }
       for (size_t a = 0; a < mixed.size(); ++a) {
         for (size_t c = a + 1; c < mixed.size(); ++c) {
           bool before = old_pos[mixed[a]] < old_pos[mixed[c]];
-          KILN_CHECK(before == (new_pos[mixed[a]] < new_pos[mixed[c]]), ErrorKind::kSchedule,
-                "reorder: " + LoopLabel(mixed[a]) + " and " + LoopLabel(mixed[c]) +
-                    " are both bound to spatial and reduction iterations of " + BlockLabel(block) +
-                    " (parts of a fused loop); swapping them could run an update of an element "
-                    "before its init");
+          KILN_CHECK(
+              before == (new_pos[mixed[a]] < new_pos[mixed[c]]), ErrorKind::kSchedule,
+              "reorder: " + LoopLabel(mixed[a]) + " and " + LoopLabel(mixed[c]) +
+                  " are both bound to spatial and reduction iterations of " + BlockLabel(block) +
+                  " (parts of a fused loop); swapping them could run an update of an element "
+                  "before its init");
         }
       }
     }
@@ -214,9 +222,9 @@ void ReorderLoops(ScheduleState& state, const std::vector<int>& loop_indices) {
     std::unordered_set<const VarNode*> inner;
     for (size_t j = i; j < order.size(); ++j) inner.insert(order[j]->loop_var.get());
     KILN_CHECK(!UsesAnyVar(order[i]->min, inner) && !UsesAnyVar(order[i]->extent, inner),
-          ErrorKind::kSchedule,
-          "reorder: the bounds of " + LoopLabel(order[i]) +
-              " depend on a loop that would be outside it");
+               ErrorKind::kSchedule,
+               "reorder: the bounds of " + LoopLabel(order[i]) +
+                   " depend on a loop that would be outside it");
   }
   Stmt body = bottom->body;
   for (size_t i = order.size(); i-- > 0;) body = ForWithBody(order[i], body);

@@ -20,8 +20,12 @@ std::vector<int> ProducerBlocks(const ScheduleState& state, int block);
 std::vector<int> ConsumerBlocks(const ScheduleState& state, int block);
 
 // loop_transform.cc. Factors: -1 means inferred. Returns the new loop vars, outer first.
-std::vector<ir::Var> SplitLoop(ScheduleState& state, int loop, std::vector<int64_t> factors);
-ir::Var FuseLoops(ScheduleState& state, const std::vector<int>& loops);
+// Without preserve_unit_iters, a new loop of extent 1 is bound as its constant (0) in the
+// block bindings below instead of as a variable (MetaSchedule's preserve_unit_iters=False).
+std::vector<ir::Var> SplitLoop(ScheduleState& state, int loop, std::vector<int64_t> factors,
+                               bool preserve_unit_iters = true);
+ir::Var FuseLoops(ScheduleState& state, const std::vector<int>& loops,
+                  bool preserve_unit_iters = true);
 void ReorderLoops(ScheduleState& state, const std::vector<int>& loops);
 // A unit loop directly around a block realize or a loop.
 ir::Var AddUnitLoopAround(ScheduleState& state, int entry);

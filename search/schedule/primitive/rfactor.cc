@@ -90,78 +90,80 @@ std::string RFactorLoop(ScheduleState& state, int l, int factor_axis) {
   const ForNode* loop = state.entry(l).loop();
   std::vector<int> under = state.BlocksUnder(l);
   KILN_CHECK(under.size() == 1, ErrorKind::kSchedule,
-        what + ": " + LoopLabel(loop) + " holds " + std::to_string(under.size()) +
-            " blocks; it must hold exactly one reduction block");
+             what + ": " + LoopLabel(loop) + " holds " + std::to_string(under.size()) +
+                 " blocks; it must hold exactly one reduction block");
   const int b = under[0];
   const BlockRealizeNode* realize = state.entry(b).realize();
   const BlockNode* block = realize->block_node();
   const std::string label = BlockLabel(block);
   const int scope = state.ScopeOf(b);
   KILN_CHECK(scope >= 0 && state.ScopeOf(l) == scope, ErrorKind::kSchedule,
-        what + ": " + LoopLabel(loop) + " is not in the scope of " + label);
+             what + ": " + LoopLabel(loop) + " is not in the scope of " + label);
   KILN_CHECK(block->init.defined(), ErrorKind::kSchedule,
-        what + ": " + label + " has no init; only a reduction block can be factored");
+             what + ": " + label + " has no init; only a reduction block can be factored");
   const auto* store = block->body.as<BufferStoreNode>();
   KILN_CHECK(store != nullptr, ErrorKind::kSchedule,
-        what + ": the body of " + label + " is not a single buffer store");
+             what + ": the body of " + label + " is not a single buffer store");
   std::optional<Reducer> reducer = MatchReducer(store);
   KILN_CHECK(reducer.has_value() && !ReadsBuffer(reducer->rhs, store->buffer), ErrorKind::kSchedule,
-        what + ": " + label + " is not a reduction of the form " + store->buffer->name +
-            "[...] = " + store->buffer->name + "[...] (+, *, max or min) value");
+             what + ": " + label + " is not a reduction of the form " + store->buffer->name +
+                 "[...] = " + store->buffer->name + "[...] (+, *, max or min) value");
   const auto* init = block->init.as<BufferStoreNode>();
   bool init_ok = init && init->buffer.same_as(store->buffer);
   for (size_t i = 0; init_ok && i < init->indices.size(); ++i) {
     init_ok = arith::ExprDeepEqual(init->indices[i], store->indices[i]);
   }
-  KILN_CHECK(init_ok, ErrorKind::kSchedule,
-        what + ": the init of " + label + " does not store to the element the block reduces into");
+  KILN_CHECK(
+      init_ok, ErrorKind::kSchedule,
+      what + ": the init of " + label + " does not store to the element the block reduces into");
   const int ndim = static_cast<int>(store->buffer.ndim());
   KILN_CHECK(factor_axis >= -(ndim + 1) && factor_axis <= ndim, ErrorKind::kSchedule,
-        what + ": factor_axis " + std::to_string(factor_axis) + " is out of range for " +
-            store->buffer->name + " (" + std::to_string(ndim) + " dimensions: expected -" +
-            std::to_string(ndim + 1) + " to " + std::to_string(ndim) + ")");
+             what + ": factor_axis " + std::to_string(factor_axis) + " is out of range for " +
+                 store->buffer->name + " (" + std::to_string(ndim) + " dimensions: expected -" +
+                 std::to_string(ndim + 1) + " to " + std::to_string(ndim) + ")");
   const size_t axis = static_cast<size_t>(factor_axis < 0 ? factor_axis + ndim + 1 : factor_axis);
 
   // Which loops feed spatial and which feed reduction iterations.
   std::unordered_set<const VarNode*> reduce_iters;
   std::unordered_set<const VarNode*> spatial_loops, reduce_loops;
   std::vector<int> loops = state.LoopsAbove(b);
-  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-    const IterVar& iv = block->iter_vars[i];
+  for (const IterVar& iv : block->iter_vars) {
     KILN_CHECK(iv.kind != IterKind::kOpaque, ErrorKind::kSchedule,
-          what + ": " + label + " has the opaque iteration " + iv.var.name());
+               what + ": " + label + " has the opaque iteration " + iv.var.name());
     if (iv.kind == IterKind::kReduce) reduce_iters.insert(iv.var.get());
-    for (int li : loops) {
-      const ForNode* f = state.entry(li).loop();
-      if (!UsesVar(realize->iter_values[i], f->loop_var.get())) continue;
-      (iv.kind == IterKind::kSpatial ? spatial_loops : reduce_loops).insert(f->loop_var.get());
-    }
+  }
+  for (int li : loops) {
+    const VarNode* var = state.entry(li).loop()->loop_var.get();
+    IterUse use = IterKindsUsing(realize, var);
+    if (use.spatial) spatial_loops.insert(var);
+    if (use.reduce) reduce_loops.insert(var);
   }
   for (int li : loops) {
     const ForNode* f = state.entry(li).loop();
     KILN_CHECK(!(spatial_loops.count(f->loop_var.get()) && reduce_loops.count(f->loop_var.get())),
-          ErrorKind::kSchedule,
-          what + ": " + LoopLabel(f) + " is bound to both spatial and reduction iterations of " +
-              label);
+               ErrorKind::kSchedule,
+               what + ": " + LoopLabel(f) +
+                   " is bound to both spatial and reduction iterations of " + label);
   }
   KILN_CHECK(reduce_loops.count(loop->loop_var.get()) > 0, ErrorKind::kSchedule,
-        what + ": " + LoopLabel(loop) + " is not bound to a reduction iteration of " + label);
+             what + ": " + LoopLabel(loop) + " is not bound to a reduction iteration of " + label);
   for (const Expr& index : store->indices) {
     KILN_CHECK(!UsesAnyVar(index, reduce_iters), ErrorKind::kSchedule,
-          what + ": " + label + " stores at an index that depends on a reduction iteration");
+               what + ": " + label + " stores at an index that depends on a reduction iteration");
   }
   for (int li : loops) {
     const ForNode* f = state.entry(li).loop();
-    KILN_CHECK(spatial_loops.count(f->loop_var.get()) || !UsesVar(realize->predicate, f->loop_var.get()),
-          ErrorKind::kSchedule,
-          what + ": the predicate of " + label + " depends on " + LoopLabel(f) +
-              " (a split that does not divide the reduction); some partial results would never "
-              "be initialized");
+    KILN_CHECK(
+        spatial_loops.count(f->loop_var.get()) || !UsesVar(realize->predicate, f->loop_var.get()),
+        ErrorKind::kSchedule,
+        what + ": the predicate of " + label + " depends on " + LoopLabel(f) +
+            " (a split that does not divide the reduction); some partial results would never "
+            "be initialized");
   }
   const int stage = StageOf(state, b, scope);
   KILN_CHECK(state.BlocksUnder(stage).size() == 1, ErrorKind::kSchedule,
-        what + ": the loops of " + label +
-            " hold other blocks; the write-back block could not be placed after them");
+             what + ": the loops of " + label +
+                 " hold other blocks; the write-back block could not be placed after them");
 
   // The rfactor block: the reduction loops become its iterations (the factored one spatial).
   const Buffer& out = store->buffer;

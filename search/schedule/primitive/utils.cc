@@ -9,22 +9,6 @@ namespace kiln::search {
 
 using namespace ir;
 
-namespace {
-
-class LoopNameCollector : public IRVisitor {
- public:
-  void VisitExpr(const Expr&) override {}
-  void VisitStmt_(const ForNode* op) override {
-    names.insert(op->loop_var.name());
-    IRVisitor::VisitStmt_(op);
-  }
-  std::unordered_set<std::string> names;
-};
-
-}  // namespace
-
-Expr IntLike(const Expr& like, int64_t value) { return IntImm(like.dtype(), value); }
-
 Expr AndFold(const Expr& a, const Expr& b) {
   if (!a.defined()) return b;
   if (!b.defined()) return a;
@@ -66,14 +50,34 @@ void CheckStorageScope(const std::string& scope, const std::string& what) {
     ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
   }
   KILN_CHECK(ok, ErrorKind::kSchedule,
-        what + ": \"" + scope + "\" is not a storage scope (global, shared, local, ...)");
+             what + ": \"" + scope + "\" is not a storage scope (global, shared, local, ...)");
 }
 
 int64_t ConstExtent(const ForNode* loop, const std::string& what) {
   auto extent = AsConstInt(loop->extent);
   KILN_CHECK(extent.has_value(), ErrorKind::kSchedule,
-        what + ": " + LoopLabel(loop) + " has a non-constant extent");
+             what + ": " + LoopLabel(loop) + " has a non-constant extent");
   return *extent;
+}
+
+IterUse IterKindsUsing(const BlockRealizeNode* realize, const VarNode* loop_var) {
+  IterUse use;
+  const BlockNode* block = realize->block_node();
+  for (size_t i = 0; i < realize->iter_values.size(); ++i) {
+    if (!UsesVar(realize->iter_values[i], loop_var)) continue;
+    switch (block->iter_vars[i].kind) {
+      case IterKind::kSpatial:
+        use.spatial = true;
+        break;
+      case IterKind::kReduce:
+        use.reduce = true;
+        break;
+      case IterKind::kOpaque:
+        use.opaque = true;
+        break;
+    }
+  }
+  return use;
 }
 
 std::vector<LoopUse> BlocksUsingLoop(const ScheduleState& state, int loop_index) {
@@ -81,25 +85,10 @@ std::vector<LoopUse> BlocksUsingLoop(const ScheduleState& state, int loop_index)
   std::vector<LoopUse> uses;
   for (int b : state.BlocksUnder(loop_index)) {
     const BlockRealizeNode* realize = state.entry(b).realize();
-    LoopUse use{realize, {}};
-    for (size_t i = 0; i < realize->iter_values.size(); ++i) {
-      if (UsesVar(realize->iter_values[i], var)) {
-        use.kinds.push_back(realize->block_node()->iter_vars[i].kind);
-      }
-    }
-    if (!use.kinds.empty()) uses.push_back(use);
+    IterUse use = IterKindsUsing(realize, var);
+    if (use.any()) uses.push_back({realize, use});
   }
   return uses;
-}
-
-std::string FreshLoopName(const ScheduleState& state, const std::string& base) {
-  LoopNameCollector collector;
-  collector.VisitStmt(state.func()->body);
-  if (!collector.names.count(base)) return base;
-  for (int i = 1;; ++i) {
-    std::string name = base + "_" + std::to_string(i);
-    if (!collector.names.count(name)) return name;
-  }
 }
 
 bool BlockReads(const BlockNode* block, const Buffer& buffer) {
@@ -120,9 +109,9 @@ const BufferRegion& BufferRegionAt(const BlockNode* block, bool writes, int inde
                                    const std::string& what) {
   const auto& regions = writes ? block->writes : block->reads;
   KILN_CHECK(index >= 0 && index < static_cast<int>(regions.size()), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(block) + " has " + std::to_string(regions.size()) +
-            (writes ? " written" : " read") + " buffers; index " + std::to_string(index) +
-            " is out of range");
+             what + ": " + BlockLabel(block) + " has " + std::to_string(regions.size()) +
+                 (writes ? " written" : " read") + " buffers; index " + std::to_string(index) +
+                 " is out of range");
   return regions[index];
 }
 

@@ -27,8 +27,6 @@ using ir::arith::FoldMul;
 
 // a && b folding `true`; an undefined side (no predicate yet) is `true`.
 ir::Expr AndFold(const ir::Expr& a, const ir::Expr& b);
-// An int immediate of the dtype of `like`.
-ir::Expr IntLike(const ir::Expr& like, int64_t value);
 
 // Copies of nodes with one field changed.
 ir::Stmt ForWithBody(const ir::ForNode* loop, ir::Stmt body);
@@ -49,15 +47,24 @@ void CheckStorageScope(const std::string& scope, const std::string& what);
 // The constant extent of a loop, or a kiln::Error(kSchedule) saying `what` needs one.
 int64_t ConstExtent(const ir::ForNode* loop, const std::string& what);
 
-// Blocks whose iter values use `loop`'s var, each with the kinds of the iter vars it binds.
+// Which kinds of iterations of a block a loop feeds: the walk over a block realize's
+// bindings that parallel, vectorize, reorder and rfactor each need (may the loop run in
+// parallel, is it a reduction loop, is it mixed).
+struct IterUse {
+  bool spatial = false;
+  bool reduce = false;
+  bool opaque = false;
+  bool any() const { return spatial || reduce || opaque; }
+  bool only_spatial() const { return spatial && !reduce && !opaque; }
+};
+IterUse IterKindsUsing(const ir::BlockRealizeNode* realize, const ir::VarNode* loop_var);
+
+// The blocks under `loop` whose iter values use its var, with what they use it for.
 struct LoopUse {
   const ir::BlockRealizeNode* realize;
-  std::vector<ir::IterKind> kinds;
+  IterUse use;
 };
 std::vector<LoopUse> BlocksUsingLoop(const ScheduleState& state, int loop_index);
-
-// A fresh variable name based on `base` that no loop of the state uses.
-std::string FreshLoopName(const ScheduleState& state, const std::string& base);
 
 // Buffers a block reads or writes (by its declared regions).
 bool BlockReads(const ir::BlockNode* block, const ir::Buffer& buffer);

@@ -1,0 +1,150 @@
+// Rewrite-parallel-vectorize-unroll (MetaSchedule's RewriteParallelVectorizeUnroll): the
+// parallel-vectorize-unroll rule left budgets on the root block; with the tile sizes of this
+// candidate known, each block gets the outer loops that every block under them iterates
+// spatially fused into one parallel loop (until the parallel budget is reached), its own
+// inner spatial loops fused into one vectorized loop (within the vector budget) and the
+// unroll step on its outermost loop, where the unroll pass of the lowering reads it.
+#include "ir/expr.h"
+#include "search/schedule/primitive/utils.h"
+#include "search/space/block_info.h"
+#include "search/space/postprocs/postprocs.h"
+#include "search/space/rules/rules.h"
+
+namespace kiln::search {
+
+namespace {
+
+struct Budgets {
+  int64_t parallel = 0;
+  int64_t vectorize = 0;
+  int64_t unroll = 0;
+  bool unroll_explicit = true;
+};
+
+int64_t IntAnnotation(const ir::BlockNode* block, const char* key) {
+  auto it = block->annotations.find(key);
+  if (it == block->annotations.end()) return 0;
+  auto value = ir::AsConstInt(it->second);
+  return value ? *value : 0;
+}
+
+// `inner` is the whole body of `outer` (the two can be fused).
+bool DirectlyNested(const ScheduleState& state, int outer, int inner) {
+  return state.entry(outer).loop()->body.get() == state.entry(inner).stmt.get();
+}
+
+class RewriteParallelVectorizeUnroll : public Postproc {
+ public:
+  std::string Name() const override { return "rewrite_parallel_vectorize_unroll"; }
+  void Initialize(const TuneContext&) override {}
+  std::unique_ptr<Postproc> Clone() const override {
+    return std::make_unique<RewriteParallelVectorizeUnroll>(*this);
+  }
+
+  bool Apply(Schedule& sch) override {
+    std::vector<std::string> blocks = BlocksInPostOrder(sch.state());
+    if (blocks.empty()) return true;
+    const std::string& root_name = blocks.back();
+    const ir::BlockNode* root = sch.state().entry(sch.state().FindBlock(root_name)).block();
+    Budgets budgets;
+    budgets.parallel = IntAnnotation(root, kParallelAnnotation);
+    budgets.vectorize = IntAnnotation(root, kVectorizeAnnotation);
+    budgets.unroll = IntAnnotation(root, kUnrollExplicitAnnotation);
+    if (!budgets.unroll) {
+      budgets.unroll = IntAnnotation(root, kUnrollImplicitAnnotation);
+      budgets.unroll_explicit = false;
+    }
+    bool any = false;
+    for (const char* key : {kParallelAnnotation, kVectorizeAnnotation, kUnrollExplicitAnnotation,
+                            kUnrollImplicitAnnotation}) {
+      any |= root->annotations.count(key) > 0;
+    }
+    if (!any) return true;
+    BlockRV root_rv = sch.GetBlock(root_name);
+    for (const char* key : {kParallelAnnotation, kVectorizeAnnotation, kUnrollExplicitAnnotation,
+                            kUnrollImplicitAnnotation}) {
+      if (sch.Get(root_rv)->annotations.count(key)) sch.Unannotate(root_rv, key);
+    }
+    // Program order, so that a loop shared by several blocks is decided by the first.
+    std::vector<std::string> order;
+    for (int b : sch.state().BlocksUnder(sch.state().FindBlock(root_name))) {
+      order.push_back(sch.state().entry(b).block()->name);
+    }
+    for (const std::string& name : order) RewriteBlock(sch, name, budgets);
+    return true;
+  }
+
+ private:
+  static void RewriteBlock(Schedule& sch, const std::string& name, const Budgets& budgets) {
+    const ScheduleState& state = sch.state();
+    int index = state.FindBlock(name);
+    if (index < 0) return;
+    std::vector<int> loops = state.LoopsAbove(index);
+    if (loops.empty()) return;
+    std::vector<LoopUseKind> kinds = LoopUseKinds(state, index);
+    // Outer loops to parallelize.
+    size_t num_parallel = 0;
+    if (budgets.parallel > 1) {
+      int64_t product = 1;
+      for (size_t i = 0; i < loops.size() && product < budgets.parallel; ++i) {
+        const ir::ForNode* loop = state.entry(loops[i]).loop();
+        auto extent = ir::AsConstInt(loop->extent);
+        if (loop->for_kind != ir::ForKind::kSerial || !extent) break;
+        if (i > 0 && !DirectlyNested(state, loops[i - 1], loops[i])) break;
+        bool spatial = true;
+        for (const LoopUse& use : BlocksUsingLoop(state, loops[i])) {
+          spatial &= use.use.only_spatial();
+        }
+        if (!spatial) break;
+        ++num_parallel;
+        product *= *extent;
+      }
+      if (product <= 1) num_parallel = 0;
+    }
+    // Inner loops to vectorize: this block's alone, spatial, within the vector budget.
+    size_t num_vector = 0;
+    if (budgets.vectorize > 1) {
+      int64_t product = 1;
+      for (size_t i = loops.size(); i-- > num_parallel;) {
+        const ir::ForNode* loop = state.entry(loops[i]).loop();
+        auto extent = ir::AsConstInt(loop->extent);
+        if (loop->for_kind != ir::ForKind::kSerial || !extent) break;
+        if (kinds[i] != LoopUseKind::kSpatial &&
+            !(kinds[i] == LoopUseKind::kUnused && *extent == 1)) {
+          break;
+        }
+        if (state.BlocksUnder(loops[i]).size() != 1) break;
+        if (i + 1 < loops.size() && !DirectlyNested(state, loops[i], loops[i + 1])) break;
+        if (product * *extent > budgets.vectorize) break;
+        product *= *extent;
+        ++num_vector;
+      }
+      if (product <= 1) num_vector = 0;
+    }
+    if (num_parallel == 0 && num_vector == 0 && budgets.unroll <= 0) return;
+    BlockRV block = sch.GetBlock(name);
+    std::vector<LoopRV> rvs = sch.GetLoops(block);
+    LoopRV outer = rvs.front();
+    if (num_parallel > 0) {
+      std::vector<LoopRV> group(rvs.begin(), rvs.begin() + num_parallel);
+      outer = group.size() == 1 ? group.front() : sch.Fuse(group);
+      sch.Parallel(outer);
+    }
+    if (num_vector > 0) {
+      std::vector<LoopRV> group(rvs.end() - num_vector, rvs.end());
+      sch.Vectorize(group.size() == 1 ? group.front() : sch.Fuse(group));
+    }
+    if (budgets.unroll > 0 && !sch.Get(outer)->annotations.count("pragma_auto_unroll_max_step")) {
+      sch.Annotate(outer, "pragma_auto_unroll_max_step", budgets.unroll);
+      sch.Annotate(outer, "pragma_unroll_explicit", int64_t{budgets.unroll_explicit ? 1 : 0});
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Postproc> MakeRewriteParallelVectorizeUnroll() {
+  return std::make_unique<RewriteParallelVectorizeUnroll>();
+}
+
+}  // namespace kiln::search

@@ -1,0 +1,72 @@
+// The schedule rules, one per file in this folder, each made by a factory with its
+// configuration (defaults: MetaSchedule's for the llvm target, see BACKGROUND.md).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "search/space/schedule_rule.h"
+
+namespace kiln::search {
+
+// auto_inline.cc: inlines a spatial, non-output block into its consumers (ComputeInline),
+// unless it calls an expensive intrinsic (exp, tanh, ...) or selects (padding).
+std::unique_ptr<ScheduleRule> MakeAutoInline();
+
+// add_rfactor.cc: for a reduction block with little spatial parallelism (less than the
+// cores, or less than its reduction), fuses its reduction loops, splits them in two with a
+// sampled tile and adds one sketch per split loop with that loop factored out (RFactor);
+// keeps the sketch without rfactor too.
+struct AddRFactorConfig {
+  int max_jobs_per_core = 16;
+  int64_t max_innermost_factor = 64;
+};
+std::unique_ptr<ScheduleRule> MakeAddRFactor(AddRFactorConfig config = {});
+
+// multi_level_tiling.cc: tiles a reduction block with data reuse by `structure` (S: a
+// spatial level, R: a reduction level), each loop split by SamplePerfectTile; optionally
+// (and as alternatives) adds a write cache computed at the end of a spatial tile level, and
+// a packed read cache of the operand reused across the outer tiles.
+struct MultiLevelTilingConfig {
+  std::string structure = "SSRSRS";
+  int64_t max_innermost_factor = 64;
+  // The write cache ("may": one sketch without it, one per level with it), by spatial level
+  // and scope. At the second level the tile is the register tile: "local", which the C
+  // emitter keeps in variables; at the first it may be large, so "global" as MetaSchedule.
+  std::vector<std::pair<int, std::string>> write_caches = {{1, "global"}, {2, "local"}};
+  // The read cache of the operand indexed by the innermost spatial iteration but not by
+  // every spatial one (a GEMM's B): "may", computed at the end of this spatial level.
+  bool read_cache = true;
+  int read_level = 1;
+  std::string read_scope = "global";
+};
+std::unique_ptr<ScheduleRule> MakeMultiLevelTiling(MultiLevelTilingConfig config = {});
+
+// parallel_vectorize_unroll.cc: annotates the root block with the parallel extent (jobs per
+// core times cores), the widest vectorized extent and a sampled unroll step; the
+// rewrite_parallel_vectorize_unroll postprocessor turns them into loop kinds.
+struct ParallelVectorizeUnrollConfig {
+  int max_jobs_per_core = 16;
+  int max_vectorize_extent = 64;
+  std::vector<int64_t> unroll_max_steps = {0, 16, 64, 512};
+  bool unroll_explicit = true;
+};
+std::unique_ptr<ScheduleRule> MakeParallelVectorizeUnroll(
+    ParallelVectorizeUnrollConfig config = {});
+
+// random_compute_location.cc: moves a producer that sits alone at the top of the root
+// scope under a sampled loop of its consumers (SampleComputeLocation, then ComputeAt).
+std::unique_ptr<ScheduleRule> MakeRandomComputeLocation();
+
+// Root block annotations the rules leave for the postprocessors (MetaSchedule's keys).
+inline constexpr char kParallelAnnotation[] = "meta_schedule.parallel";
+inline constexpr char kVectorizeAnnotation[] = "meta_schedule.vectorize";
+inline constexpr char kUnrollExplicitAnnotation[] = "meta_schedule.unroll_explicit";
+inline constexpr char kUnrollImplicitAnnotation[] = "meta_schedule.unroll_implicit";
+// On a block whose producer (an rfactor block) random_compute_location should place.
+inline constexpr char kRandomComputeProducer[] = "meta_schedule.random_compute_producer";
+
+}  // namespace kiln::search

@@ -1,0 +1,88 @@
+// Each postprocessor accepts what it should (rewriting it) and rejects what it should.
+#include "search/space/postprocs/postprocs.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/text/printer.h"
+#include "search/space/rules/rules.h"
+#include "search/space/space_generator.h"
+#include "tests/ir/zoo/zoo.h"
+#include "tests/search/space/space_test_util.h"
+#include "tests/search/test_funcs.h"
+
+namespace kiln::search {
+namespace {
+
+using testing::CompareNumerics;
+using testing::Skeleton;
+
+bool RunPostproc(std::unique_ptr<Postproc> postproc, Schedule& sch) {
+  postproc->Initialize(testing::CpuContext(sch.func()));
+  return postproc->Apply(sch);
+}
+
+TEST(PostprocsTest, DisallowDynamicLoopRejectsASymbolicExtent) {
+  Schedule dynamic(ir::zoo::ZooLookup("matmul_symbolic_m").build());
+  EXPECT_FALSE(RunPostproc(MakeDisallowDynamicLoop(), dynamic));
+  Schedule fixed(testing::MakeMatmul(8, 8, 8));
+  EXPECT_TRUE(RunPostproc(MakeDisallowDynamicLoop(), fixed));
+}
+
+TEST(PostprocsTest, RewriteReductionBlockDecomposesAtTheOutermostReductionLoop) {
+  ir::PrimFunc f = testing::MakeMatmul(8, 12, 16);
+  Schedule sch(f);
+  ASSERT_TRUE(RunPostproc(MakeRewriteReductionBlock(), sch));
+  EXPECT_GE(sch.state().FindBlock("C_init"), 0) << ir::PrintPrimFunc(sch.func());
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  // An elementwise function has nothing to decompose: accepted unchanged.
+  Schedule plain(testing::MakeTwoStage(4, 4));
+  ASSERT_TRUE(RunPostproc(MakeRewriteReductionBlock(), plain));
+  EXPECT_EQ(plain.trace().size(), 0u);
+}
+
+TEST(PostprocsTest, RewriteParallelVectorizeUnrollTurnsTheBudgetsIntoLoopKinds) {
+  ir::PrimFunc f = testing::MakeMatmul(64, 32, 16);
+  Schedule sch(f);
+  BlockRV root = sch.GetBlock("root");
+  sch.Annotate(root, kParallelAnnotation, int64_t{32});
+  sch.Annotate(root, kVectorizeAnnotation, int64_t{64});
+  sch.Annotate(root, kUnrollExplicitAnnotation, int64_t{16});
+  ASSERT_TRUE(RunPostproc(MakeRewriteParallelVectorizeUnroll(), sch));
+  // i (64) is parallel; k is a reduction, so nothing inside it is vectorized.
+  EXPECT_EQ(Skeleton(sch.func()),
+            "block root\n"
+            "  for i in 64 parallel @pragma_auto_unroll_max_step @pragma_unroll_explicit\n"
+            "    for j in 32\n"
+            "      for k in 16\n"
+            "        block C [i, j, k] init\n")
+      << ir::PrintPrimFunc(sch.func());
+  const ir::BlockNode* root_block = sch.state().entry(0).block();
+  EXPECT_FALSE(root_block->annotations.count(kParallelAnnotation));
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  // A spatial inner loop is vectorized (after the reduction is decomposed, the init's too).
+  Schedule two(testing::MakeTwoStage(4, 16));
+  BlockRV root2 = two.GetBlock("root");
+  two.Annotate(root2, kParallelAnnotation, int64_t{2});
+  two.Annotate(root2, kVectorizeAnnotation, int64_t{16});
+  ASSERT_TRUE(RunPostproc(MakeRewriteParallelVectorizeUnroll(), two));
+  EXPECT_NE(Skeleton(two.func()).find("vectorized"), std::string::npos) << Skeleton(two.func());
+  EXPECT_EQ(CompareNumerics(testing::MakeTwoStage(4, 16), two.func()), "");
+}
+
+TEST(PostprocsTest, VerifyRejectsNestedParallelLoopsAndAVectorLoopAroundALoop) {
+  Schedule plain(testing::MakeTwoStage(4, 8));
+  EXPECT_TRUE(RunPostproc(MakeVerify(), plain));
+
+  Schedule nested(testing::MakeTwoStage(4, 8));
+  std::vector<LoopRV> loops = nested.GetLoops(nested.GetBlock("B"));
+  nested.Parallel(loops[0]);
+  nested.Parallel(loops[1]);
+  EXPECT_FALSE(RunPostproc(MakeVerify(), nested));
+
+  Schedule outer_vector(testing::MakeTwoStage(4, 8));
+  outer_vector.Vectorize(outer_vector.GetLoops(outer_vector.GetBlock("B"))[0]);
+  EXPECT_FALSE(RunPostproc(MakeVerify(), outer_vector));
+}
+
+}  // namespace
+}  // namespace kiln::search
