@@ -254,7 +254,12 @@ void TirParser::ParseParams(std::vector<Var>* params,
   ExpectOp("(");
   while (!Peek().IsOp(")")) {
     const Token& name = ExpectName("a parameter name");
-    if (scopes_.back().count(name.text)) Fail(name, "parameter '" + name.text + "' repeated");
+    // A parameter may shadow a symbolic variable declared above (a module's TypeVar).
+    auto earlier = scopes_.back().find(name.text);
+    if (earlier != scopes_.back().end() &&
+        !(earlier->second.var.defined() && predeclared_.count(earlier->second.var.get()))) {
+      Fail(name, "parameter '" + name.text + "' repeated");
+    }
     ExpectOp(":");
     const Token& t = ExpectName("a parameter type");
     if (t.text != "T")

@@ -166,6 +166,22 @@ class Module:
       funcs[0]->buffer_map[0].second->shape[0].same_as(funcs[1]->buffer_map[0].second->shape[0]));
 }
 
+TEST(TvmDialect, AParameterMayShadowAModuleTypeVar) {
+  std::vector<PrimFunc> funcs = ParsePrimFuncs(R"(n = TypeVar("n")
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def fill(x: T.Buffer((n,), "int64"), n: T.int64):
+        for i in range(n):
+            x[i] = n
+)");
+  ASSERT_EQ(funcs.size(), 1u);
+  const PrimFunc& f = funcs[0];
+  // The shape's n is the TypeVar; the loop's is the parameter.
+  EXPECT_NE(f->buffer_map[0].second->shape[0].as<VarNode>(), f->params[1].get());
+  EXPECT_TRUE(StructuralEqual(ParsePrimFunc(PrintPrimFunc(f)), f)) << PrintPrimFunc(f);
+}
+
 TEST(TvmDialect, NoaliasWithBothKeysKeepsBoth) {
   PrimFunc f = ParsePrimFunc(R"(@T.prim_func
 def f(A: T.Buffer((4,), "float32")):
