@@ -97,7 +97,7 @@ TEST(LegalizeLinearAlgebra, MatmulKernelIsOneReduction) {
       });
   IRModule legal = LegalizeChecked(m);
   std::string text = PrintPrimFunc(*legal.LookupPrimFunc("matmul"));
-  EXPECT_NE(text.find("T.block(\"T_matmul_NN\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("T.sblock(\"T_matmul_NN\")"), std::string::npos) << text;
   EXPECT_NE(text.find("T.init()"), std::string::npos) << text;
 }
 

@@ -132,7 +132,7 @@ TEST(LegalizeConv, PaddingStageOnlyWhenPadded) {
   ConvAttrs padded;
   padded.padding = {1, 1, 1, 1};
   EXPECT_EQ(kernel_text({}).find("pad_temp"), std::string::npos);
-  EXPECT_NE(kernel_text(padded).find("T.block(\"pad_temp\")"), std::string::npos);
+  EXPECT_NE(kernel_text(padded).find("T.sblock(\"pad_temp\")"), std::string::npos);
 }
 
 TEST(LegalizeConv, OutDtype) {
