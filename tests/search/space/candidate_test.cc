@@ -63,7 +63,9 @@ TEST(CandidateTest, SampledCandidatesHaveFreshDecisionsAndAReplayableRecord) {
       ASSERT_TRUE(again.has_value());
       EXPECT_EQ(ir::PrintPrimFunc(again->scheduled), ir::PrintPrimFunc(c->scheduled));
       // The interpreter is the slow part: once a sketch.
-      if (i == 0) EXPECT_EQ(testing::CompareNumerics(fx.f, c->scheduled), "");
+      if (i == 0) {
+        EXPECT_EQ(testing::CompareNumerics(fx.f, c->scheduled), "");
+      }
     }
   }
   EXPECT_EQ(stats.tried, static_cast<int64_t>(4 * fx.sketches.size()));
