@@ -1,6 +1,7 @@
-// Fuzzes the Relax text parser. Any input must either parse or fail with kiln::Error; a crash,
-// a sanitizer report or another exception is a bug. A module that parses must also print and
-// parse back to a structurally equal module with the same printed text.
+// Fuzzes the Relax text parser, TVM's metadata section and JSON graph reader included. Any input
+// must either parse or fail with kiln::Error; a crash, a sanitizer report or another exception is
+// a bug. A module that parses must also print and parse back to a structurally equal module with
+// the same printed text, in both dialects (TVM 0.24+ and up to 0.23).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -13,9 +14,13 @@
 
 namespace {
 
-void CheckRoundTrip(const kiln::ir::relax::IRModule& module) {
+void CheckRoundTrip(const kiln::ir::relax::IRModule& module, kiln::ir::TirDialect dialect) {
   using namespace kiln::ir::relax;  // NOLINT(google-build-using-namespace)
-  std::string printed = PrintModule(module);
+  PrintOptions options;
+  options.dialect = dialect;
+  // Small enough that short constants exercise the metadata section too.
+  options.max_inline_constant_elements = 2;
+  std::string printed = PrintModule(module, options);
   IRModule again;
   try {
     again = ParseModule(printed, "<printed>");
@@ -23,7 +28,7 @@ void CheckRoundTrip(const kiln::ir::relax::IRModule& module) {
     std::fprintf(stderr, "printed module does not parse: %s\n%s\n", e.what(), printed.c_str());
     std::abort();
   }
-  std::string reprinted = PrintModule(again);
+  std::string reprinted = PrintModule(again, options);
   if (!StructuralEqual(module, again) || reprinted != printed) {
     std::fprintf(stderr, "round trip changed the module:\n%s\n---\n%s\n", printed.c_str(),
                  reprinted.c_str());
@@ -46,6 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
-  CheckRoundTrip(module);
+  CheckRoundTrip(module, kiln::ir::TirDialect::kTvm024);
+  CheckRoundTrip(module, kiln::ir::TirDialect::kTvm023);
   return 0;
 }

@@ -233,7 +233,7 @@ Outputs Activation(NodeContext& ctx) {
   Expr x = ctx.Input(0);
   Compose c{ctx, ctx.InputDType(0)};
   if (op == "LeakyRelu") {
-    return {ctx.Call("nn.leaky_relu", {x}, relax::Attrs().Set("alpha", ctx.Float("alpha", 0.01)))};
+    return {ctx.Call("nn.leakyrelu", {x}, relax::Attrs().Set("alpha", ctx.Float("alpha", 0.01)))};
   }
   if (op == "Elu") {
     double alpha = ctx.Float("alpha", 1.0);

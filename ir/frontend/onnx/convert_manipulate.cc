@@ -183,9 +183,9 @@ Outputs Split(NodeContext& ctx) {
       ctx.Invalid("split sizes add up to " + std::to_string(at + sizes->back()) +
                   ", but the axis has " + std::to_string(*dim));
     }
-    attrs.Set("indices", indices);
+    attrs.Set("indices_or_sections", indices);
   } else {
-    attrs.Set("sections", static_cast<int64_t>(n));
+    attrs.Set("indices_or_sections", static_cast<int64_t>(n));
   }
   Expr parts = ctx.Call("split", {ctx.Input(0)}, attrs);
   Outputs outs;

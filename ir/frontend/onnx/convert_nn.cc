@@ -154,6 +154,7 @@ Outputs BatchNormalization(NodeContext& ctx) {
   RequireFloatInput(ctx, 0);
   relax::Attrs attrs;
   attrs.Set("axis", 1).Set("epsilon", ctx.Float("epsilon", 1e-5));
+  attrs.Set("momentum", ctx.Float("momentum", 0.9)).Set("training", false);
   Expr bn = ctx.Call("nn.batch_norm",
                      {ctx.Input(0), ctx.Input(1), ctx.Input(2), ctx.Input(3), ctx.Input(4)}, attrs);
   return {ctx.Emit(relax::TupleGetItem(bn, 0))};

@@ -187,15 +187,19 @@ StructInfo InferConcat(const OpCall& call) {
 
 StructInfo InferSplit(const OpCall& call) {
   const TensorStructInfoNode* x = TensorArg(call, 0);
-  bool has_sections = call.attrs.Has("sections"), has_indices = call.attrs.Has("indices");
-  if (has_sections == has_indices) Fail(call, "needs exactly one of 'sections' and 'indices'");
+  // TVM's indices_or_sections: an int is a number of equal sections, a list split indices.
+  const AttrValue& what = *call.attrs.Find("indices_or_sections");
+  bool has_sections = TypeOf(what) == AttrType::kInt;
   if (x->unknown_ndim()) Fail(call, "needs a tensor of known rank");
   int axis = NormalizeAxis(call, call.attrs.GetInt("axis"), x->ndim);
   std::vector<PrimExpr> parts;
   PrimExpr dim = x->shape ? (*x->shape)[axis] : PrimExpr();
   if (has_sections) {
-    int64_t n = call.attrs.GetInt("sections");
-    if (n < 1) Fail(call, "sections must be positive, got " + std::to_string(n));
+    int64_t n = call.attrs.GetInt("indices_or_sections");
+    if (n < 1) {
+      Fail(call, "indices_or_sections as a number of sections must be positive, got " +
+                     std::to_string(n));
+    }
     if (dim.defined()) {
       if (auto exact = DivideDimExact(dim, DimConst(n))) {
         parts.assign(n, *exact);
@@ -212,7 +216,7 @@ StructInfo InferSplit(const OpCall& call) {
       parts.assign(n, PrimExpr());
     }
   } else {
-    const std::vector<int64_t>& idx = call.attrs.GetInts("indices");
+    const std::vector<int64_t>& idx = call.attrs.GetInts("indices_or_sections");
     int64_t prev = 0;
     for (size_t i = 0; i < idx.size(); ++i) {
       if (idx[i] < prev) Fail(call, "indices " + IntsToString(idx) + " must be increasing");
@@ -311,6 +315,10 @@ StructInfo InferTake(const OpCall& call) {
     return TensorStructInfo(x->dtype, kUnknownNDim);
   }
   int axis = NormalizeAxis(call, call.attrs.GetInt("axis"), x->ndim);
+  const std::string& mode = call.attrs.GetString("mode");
+  if (mode != "fast" && mode != "clip" && mode != "wrap") {
+    Fail(call, "mode \"" + mode + "\" is not one of \"fast\", \"clip\", \"wrap\"");
+  }
   int out_ndim = x->ndim - 1 + indices->ndim;
   if (!x->shape || !indices->shape) return TensorStructInfo(x->dtype, out_ndim);
   const std::vector<PrimExpr>& xs = *x->shape;
@@ -392,8 +400,7 @@ void RegisterManipulateOps(OpRegistry& r) {
   r.Register(OpInfo{"split",
                     1,
                     1,
-                    {{"sections", AttrType::kInt, std::nullopt},
-                     {"indices", AttrType::kIntList, std::nullopt},
+                    {{"indices_or_sections", AttrType::kIntList, std::nullopt, true, true},
                      {"axis", AttrType::kInt, AttrValue(int64_t{0})}},
                     InferSplit});
   r.Register(OpInfo{"strided_slice",
@@ -402,9 +409,19 @@ void RegisterManipulateOps(OpRegistry& r) {
                     {{"axes", AttrType::kIntList, std::nullopt, true},
                      {"begin", AttrType::kIntList, std::nullopt, true},
                      {"end", AttrType::kIntList, std::nullopt, true},
-                     {"strides", AttrType::kIntList, std::nullopt}},
+                     {"strides", AttrType::kIntList, std::nullopt},
+                     // Kiln clamps begin and end to the dims either way, so assuming them in
+                     // bounds (TVM's assume_inbound=True) changes no in-bound result.
+                     {"assume_inbound", AttrType::kBool, AttrValue(false)}},
                     InferStridedSlice});
-  r.Register(OpInfo{"take", 2, 2, {{"axis", AttrType::kInt, AttrValue(int64_t{0})}}, InferTake});
+  // mode: "fast" (Kiln reads a negative index from the end and clamps the rest, which agrees
+  // with TVM wherever TVM's unchecked read is defined), "clip" (clamped) or "wrap" (modulo).
+  r.Register(OpInfo{"take",
+                    2,
+                    2,
+                    {{"axis", AttrType::kInt, AttrValue(int64_t{0})},
+                     {"mode", AttrType::kString, AttrValue(std::string("fast"))}},
+                    InferTake});
   r.Register(OpInfo{"gather_elements",
                     2,
                     2,

@@ -1,5 +1,11 @@
 // Neural network ops (R.nn.*): convolution (also transposed) and pooling in NCHW with symbolic
-// spatial dims, padding, normalizations, softmax, dropout.
+// spatial dims, padding, normalizations, softmax, dropout. Attributes are TVM's (names, order,
+// defaults of its Python API, meaning); a value Kiln cannot honour is a kUnsupported error
+// naming the op, the attribute and the value: a layout other than NCHW (out_layout included),
+// batch_norm's training=True (TVM's default; Kiln computes inference, with the moving
+// statistics), a group_norm over other axes than the group's.
+#include <algorithm>
+
 #include "ir/relax/op/families.h"
 #include "ir/relax/op/infer_util.h"
 
@@ -21,6 +27,8 @@ const TensorStructInfoNode* TensorOfRank(const OpCall& call, size_t i, int rank,
 }
 
 void RequireLayout(const OpCall& call, const std::string& attr, const std::string& supported) {
+  // An absent out_layout is the input's, as in TVM.
+  if (!call.attrs.Has(attr)) return;
   const std::string& layout = call.attrs.GetString(attr);
   if (layout != supported) {
     throw Error(ErrorKind::kUnsupported, call.op + ": " + attr + " \"" + layout +
@@ -61,6 +69,7 @@ PrimExpr WindowOutput(const OpCall& call, const char* what, const PrimExpr& in,
 StructInfo InferConv2d(const OpCall& call) {
   RequireLayout(call, "data_layout", "NCHW");
   RequireLayout(call, "kernel_layout", "OIHW");
+  RequireLayout(call, "out_layout", "NCHW");
   const TensorStructInfoNode* x = TensorOfRank(call, 0, 4, "NCHW");
   const TensorStructInfoNode* w = TensorOfRank(call, 1, 4, "OIHW");
   DataType dtype = CommonDType(call, x->dtype, w->dtype);
@@ -94,6 +103,7 @@ StructInfo InferConv2d(const OpCall& call) {
 StructInfo InferConv2dTranspose(const OpCall& call) {
   RequireLayout(call, "data_layout", "NCHW");
   RequireLayout(call, "kernel_layout", "IOHW");
+  RequireLayout(call, "out_layout", "NCHW");
   const TensorStructInfoNode* x = TensorOfRank(call, 0, 4, "NCHW");
   const TensorStructInfoNode* w = TensorOfRank(call, 1, 4, "IOHW");
   DataType dtype = CommonDType(call, x->dtype, w->dtype);
@@ -124,6 +134,7 @@ StructInfo InferConv2dTranspose(const OpCall& call) {
 
 StructInfo InferPool2d(const OpCall& call) {
   RequireLayout(call, "layout", "NCHW");
+  RequireLayout(call, "out_layout", "NCHW");
   const TensorStructInfoNode* x = TensorOfRank(call, 0, 4, "NCHW");
   std::vector<int64_t> size = IntsOfLength(call, "pool_size", 2);
   std::vector<int64_t> strides = IntsOfLength(call, "strides", 2);
@@ -141,6 +152,7 @@ StructInfo InferPool2d(const OpCall& call) {
 
 StructInfo InferAdaptivePool2d(const OpCall& call) {
   RequireLayout(call, "layout", "NCHW");
+  RequireLayout(call, "out_layout", "NCHW");
   const TensorStructInfoNode* x = TensorOfRank(call, 0, 4, "NCHW");
   if (!x->shape) return TensorStructInfo(x->dtype, 4);
   const std::vector<PrimExpr>& xs = *x->shape;
@@ -191,6 +203,13 @@ StructInfo InferNorm(const OpCall& call, std::vector<int64_t> axes,
 StructInfo InferBatchNorm(const OpCall& call) {
   const TensorStructInfoNode* x = TensorArg(call, 0);
   RequireFloat(call, x, 0);
+  if (call.attrs.GetBool("training")) {
+    throw Error(ErrorKind::kUnsupported,
+                call.op +
+                    ": training=True is not supported (TVM's default when the attribute is "
+                    "left out): Kiln computes batch_norm for inference, from the moving "
+                    "mean and variance; write training=False");
+  }
   static const std::vector<const char*> kNames = {"gamma", "beta", "moving_mean", "moving_var"};
   InferNorm(call, {call.attrs.GetInt("axis")}, kNames);
   return TupleStructInfo(
@@ -212,6 +231,23 @@ StructInfo InferGroupNorm(const OpCall& call) {
   }
   RequireParamShape(call, 1, "gamma", {channels}, x->dtype);
   RequireParamShape(call, 2, "beta", {channels}, x->dtype);
+  // TVM names the reduced axes; Kiln reduces the group's channels and every axis but the batch
+  // (axis 0 unless it holds the channels), which is what TVM's front ends write.
+  if (const AttrValue* given = call.attrs.Find("axes")) {
+    std::vector<int> axes = NormalizeAxes(call, std::get<std::vector<int64_t>>(*given), x->ndim);
+    std::vector<int> expected;
+    for (int d = 0; d < x->ndim; ++d) {
+      if (d != axis && !(axis != 0 && d == 0)) expected.push_back(d);
+    }
+    std::sort(axes.begin(), axes.end());
+    if (axes != expected) {
+      std::vector<int64_t> want(expected.begin(), expected.end());
+      throw Error(ErrorKind::kUnsupported,
+                  call.op + ": axes=" + AttrValueToString(*given) +
+                      " is not supported: Kiln normalizes over the axes " + IntsToString(want) +
+                      " besides the channel group (channel_axis " + std::to_string(axis) + ")");
+    }
+  }
   return call.args[0].struct_info();
 }
 
@@ -269,6 +305,7 @@ void RegisterNNOps(OpRegistry& r) {
                      {"groups", AttrType::kInt, AttrValue(int64_t{1})},
                      Str("data_layout", "NCHW"),
                      Str("kernel_layout", "OIHW"),
+                     Str("out_layout", "NCHW"),
                      {"out_dtype", AttrType::kDType, std::nullopt}},
                     InferConv2d});
   r.Register(OpInfo{"nn.conv2d_transpose",
@@ -281,40 +318,54 @@ void RegisterNNOps(OpRegistry& r) {
                      {"groups", AttrType::kInt, AttrValue(int64_t{1})},
                      Str("data_layout", "NCHW"),
                      Str("kernel_layout", "IOHW"),
+                     Str("out_layout", "NCHW"),
                      {"out_dtype", AttrType::kDType, std::nullopt}},
                     InferConv2dTranspose});
   r.Register(OpInfo{"nn.pad",
                     1,
                     1,
                     {{"pad_width", AttrType::kIntList, std::nullopt, true},
-                     Str("pad_mode", "constant"),
-                     {"pad_value", AttrType::kFloat, AttrValue(0.0)}},
+                     {"pad_value", AttrType::kFloat, AttrValue(0.0)},
+                     Str("pad_mode", "constant")},
                     InferPad});
-  std::vector<AttrSpec> pool = {{"pool_size", AttrType::kIntList, std::nullopt, true},
-                                Ints("strides", {1, 1}),
-                                Ints("padding", {0, 0, 0, 0}),
-                                Ints("dilation", {1, 1}),
-                                {"ceil_mode", AttrType::kBool, AttrValue(false)},
-                                Str("layout", "NCHW")};
+  // count_include_pad has no effect on max pooling (as in TVM, both pools take it).
+  std::vector<AttrSpec> pool = {
+      {"pool_size", AttrType::kIntList, AttrValue(std::vector<int64_t>{1, 1})},
+      Ints("strides", {1, 1}),
+      Ints("dilation", {1, 1}),
+      Ints("padding", {0, 0, 0, 0}),
+      {"ceil_mode", AttrType::kBool, AttrValue(false)},
+      {"count_include_pad", AttrType::kBool, AttrValue(false)},
+      Str("layout", "NCHW"),
+      Str("out_layout", "NCHW")};
   r.Register(OpInfo{"nn.max_pool2d", 1, 1, pool, InferPool2d});
-  pool.push_back({"count_include_pad", AttrType::kBool, AttrValue(false)});
   r.Register(OpInfo{"nn.avg_pool2d", 1, 1, pool, InferPool2d});
   r.Register(OpInfo{"nn.adaptive_avg_pool2d",
                     1,
                     1,
-                    {{"output_size", AttrType::kIntList, std::nullopt}, Str("layout", "NCHW")},
+                    {{"output_size", AttrType::kIntList, std::nullopt},
+                     Str("layout", "NCHW"),
+                     Str("out_layout", "NCHW")},
                     InferAdaptivePool2d});
   r.Register(OpInfo{"nn.global_avg_pool2d", 1, 1, {Str("layout", "NCHW")}, InferGlobalPool2d});
   AttrSpec epsilon{"epsilon", AttrType::kFloat, AttrValue(1e-5)};
+  // center=False leaves beta out, scale=False gamma (TVM's meaning).
+  AttrSpec center{"center", AttrType::kBool, AttrValue(true)};
+  AttrSpec scale{"scale", AttrType::kBool, AttrValue(true)};
   r.Register(OpInfo{"nn.batch_norm",
                     5,
                     5,
-                    {{"axis", AttrType::kInt, AttrValue(int64_t{1})}, epsilon},
+                    {{"axis", AttrType::kInt, AttrValue(int64_t{1})},
+                     epsilon,
+                     center,
+                     scale,
+                     {"momentum", AttrType::kFloat, AttrValue(0.1)},
+                     {"training", AttrType::kBool, AttrValue(true)}},
                     InferBatchNorm});
   r.Register(OpInfo{"nn.layer_norm",
                     3,
                     3,
-                    {{"axes", AttrType::kIntList, std::nullopt, true}, epsilon},
+                    {{"axes", AttrType::kIntList, std::nullopt, true}, epsilon, center, scale},
                     [](const OpCall& call) {
                       return InferNorm(call, call.attrs.GetInts("axes"), {"gamma", "beta"});
                     }});
@@ -326,7 +377,10 @@ void RegisterNNOps(OpRegistry& r) {
                     3,
                     {{"num_groups", AttrType::kInt, std::nullopt, true},
                      {"channel_axis", AttrType::kInt, AttrValue(int64_t{1})},
-                     epsilon},
+                     {"axes", AttrType::kIntList, std::nullopt},
+                     epsilon,
+                     center,
+                     scale},
                     InferGroupNorm});
   AttrSpec axis{"axis", AttrType::kInt, AttrValue(int64_t{-1})};
   r.Register(OpInfo{"nn.softmax", 1, 1, {axis}, InferSoftmax});

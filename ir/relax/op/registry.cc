@@ -29,7 +29,7 @@ OpRegistry& OpRegistry::Global() {
 
 void OpRegistry::Register(OpInfo info) {
   KILN_CHECK(static_cast<bool>(info.infer), ErrorKind::kInternal,
-        "op '" + info.name + "' has no inference function");
+             "op '" + info.name + "' has no inference function");
   std::string name = info.name;
   bool added = ops_.emplace(name, std::move(info)).second;
   KILN_CHECK(added, ErrorKind::kInternal, "op '" + name + "' is registered twice");
@@ -39,7 +39,7 @@ void OpRegistry::SetPattern(std::initializer_list<std::string_view> names, OpPat
   for (std::string_view name : names) {
     auto it = ops_.find(name);
     KILN_CHECK(it != ops_.end(), ErrorKind::kInternal,
-          "op '" + std::string(name) + "' gets a pattern but is not registered");
+               "op '" + std::string(name) + "' gets a pattern but is not registered");
     it->second.pattern = pattern;
   }
 }
@@ -84,21 +84,23 @@ Attrs CheckAttrs(const OpInfo& info, Attrs attrs) {
     auto spec = std::find_if(info.attrs.begin(), info.attrs.end(),
                              [&](const AttrSpec& s) { return s.name == name; });
     KILN_CHECK(spec != info.attrs.end(), ErrorKind::kType,
-          info.name + ": unknown attribute '" + name + "'");
+               info.name + ": unknown attribute '" + name + "'");
     AttrType given = TypeOf(value);
     if (given == spec->type) continue;
     if (given == AttrType::kInt && spec->type == AttrType::kFloat) {
       attrs.Set(name, static_cast<double>(std::get<int64_t>(value)));
       continue;
     }
+    if (given == AttrType::kInt && spec->type == AttrType::kIntList && spec->int_or_list) continue;
     if (given == AttrType::kInt && spec->type == AttrType::kIntList) {
       attrs.Set(name, std::vector<int64_t>{std::get<int64_t>(value)});
       continue;
     }
     if (given == AttrType::kString && spec->type == AttrType::kDType) {
       auto t = DataType::Parse(std::get<std::string>(value));
-      KILN_CHECK(t.has_value(), ErrorKind::kType,
-            info.name + ": attribute '" + name + "' names no dtype: " + AttrValueToString(value));
+      KILN_CHECK(
+          t.has_value(), ErrorKind::kType,
+          info.name + ": attribute '" + name + "' names no dtype: " + AttrValueToString(value));
       attrs.Set(name, *t);
       continue;
     }
@@ -109,7 +111,7 @@ Attrs CheckAttrs(const OpInfo& info, Attrs attrs) {
   for (const AttrSpec& spec : info.attrs) {
     if (attrs.Has(spec.name)) continue;
     KILN_CHECK(!spec.required, ErrorKind::kType,
-          info.name + ": attribute '" + spec.name + "' is required");
+               info.name + ": attribute '" + spec.name + "' is required");
     if (spec.default_value) attrs.Set(spec.name, *spec.default_value);
   }
   return attrs;
@@ -132,7 +134,7 @@ Expr Call(const std::string& op, std::vector<Expr> args, Attrs attrs,
   }
   for (size_t i = 0; i < args.size(); ++i) {
     KILN_CHECK(args[i].defined(), ErrorKind::kInvalidIR,
-          op + ": argument " + std::to_string(i) + " is undefined");
+               op + ": argument " + std::to_string(i) + " is undefined");
   }
   attrs = CheckAttrs(*info, std::move(attrs));
   StructInfo result = info->infer(OpCall{info->name, args, attrs, sinfo_args});

@@ -32,6 +32,9 @@ struct AttrSpec {
   AttrType type;
   std::optional<AttrValue> default_value;  // nullopt: optional without default, or required
   bool required = false;
+  // A kIntList attribute that also takes a single int, kept as an int (not made a one-element
+  // list): TVM's split(indices_or_sections=2) against split(indices_or_sections=[2]).
+  bool int_or_list = false;
 };
 
 // How an op's loops relate its outputs to its inputs, which is what operator fusion decides

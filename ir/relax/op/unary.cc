@@ -63,7 +63,7 @@ void RegisterUnaryOps(OpRegistry& r) {
   Unary(r, "nn.relu", DTypeRule::kAny);
   for (const char* name : {"isnan", "isinf", "isfinite"}) Unary(r, name, DTypeRule::kFloatToBool);
   Unary(r, "logical_not", DTypeRule::kBool);
-  Unary(r, "nn.leaky_relu", DTypeRule::kFloat, {{"alpha", AttrType::kFloat, AttrValue(0.01)}});
+  Unary(r, "nn.leakyrelu", DTypeRule::kFloat, {{"alpha", AttrType::kFloat, AttrValue(0.01)}});
   r.Register(OpInfo{"clip",
                     1,
                     1,
@@ -72,10 +72,10 @@ void RegisterUnaryOps(OpRegistry& r) {
                     InferClip});
   r.Register(
       OpInfo{"astype", 1, 1, {{"dtype", AttrType::kDType, std::nullopt, true}}, InferAstype});
-  r.SetPattern({"abs",   "negative", "sign",        "square",        "floor",   "ceil",    "round",
-                "sqrt",  "rsqrt",    "exp",         "log",           "tanh",    "sigmoid", "erf",
-                "sin",   "cos",      "nn.gelu",     "nn.gelu_tanh",  "nn.silu", "nn.relu", "isnan",
-                "isinf", "isfinite", "logical_not", "nn.leaky_relu", "clip",    "astype"},
+  r.SetPattern({"abs",   "negative", "sign",        "square",       "floor",   "ceil",    "round",
+                "sqrt",  "rsqrt",    "exp",         "log",          "tanh",    "sigmoid", "erf",
+                "sin",   "cos",      "nn.gelu",     "nn.gelu_tanh", "nn.silu", "nn.relu", "isnan",
+                "isinf", "isfinite", "logical_not", "nn.leakyrelu", "clip",    "astype"},
                OpPattern::kElemWise);
 }
 

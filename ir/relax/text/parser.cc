@@ -130,6 +130,8 @@ void RelaxParser::SkipNewlinesAndImports() {
       while (Peek().kind != TokenKind::kNewline && Peek().kind != TokenKind::kEnd) Next();
     } else if (metadata_range_ && pos_ == metadata_range_->first) {
       pos_ = metadata_range_->second;
+    } else if (AtModuleDimDeclaration()) {
+      ParseModuleDimDeclaration();
     } else {
       return;
     }
@@ -153,7 +155,7 @@ void RelaxParser::ScanMetadata() {
     if (depth != 0 || !at_line_start || !t.IsName("metadata") || !(*tokens_)[i + 1].IsOp("=")) {
       continue;
     }
-    if (metadata_range_) Fail(t, "a second metadata section");
+    if (metadata_range_ || has_metadata_) Fail(t, "a second metadata section");
     size_t saved = pos_;
     pos_ = i;
     SkipMetadataStatement();
@@ -179,13 +181,66 @@ void RelaxParser::SkipMetadataStatement() {
       Value v = ParseValue();
       Expr e = AsExpr(v, "a constant");
       if (e.as<ConstantNode>() == nullptr) Fail(v.at, "expected R.const(...) in the metadata");
-      metadata_.push_back(e);
+      metadata_[kLegacyConstKind].push_back(e);
       if (!AcceptOp(",")) break;
     }
     ExpectOp("]");
     if (!AcceptOp(",")) break;
   }
   ExpectOp("}");
+  if (Peek().kind != TokenKind::kEnd) ExpectNewline();
+  has_metadata_ = true;
+}
+
+void RelaxParser::SetMetadata(const MetadataSection& section) {
+  has_metadata_ = true;
+  for (const auto& [kind, tensors] : section.constants) {
+    std::vector<Expr>& out = metadata_[kind];
+    for (const HostTensor& t : tensors) out.push_back(Constant(t));
+  }
+}
+
+bool RelaxParser::AtModuleDimDeclaration() const {
+  if (Peek().kind != TokenKind::kName || !Peek(1).IsOp("=")) return false;
+  if (Peek(2).IsName("TypeVar")) return true;
+  return Peek(2).IsName("T") && Peek(3).IsOp(".") && Peek(4).kind == TokenKind::kName &&
+         Peek(5).IsOp("(");
+}
+
+// `n = TypeVar("n")` (an int64 shape variable in TVM 0.24+) or `n = T.int64()` above the module.
+void RelaxParser::ParseModuleDimDeclaration() {
+  const Token& name = Next();
+  Next();  // =
+  DataType dtype = DataType::Int(64);
+  if (Peek().IsName("TypeVar")) {
+    Next();
+    ExpectOp("(");
+    const Token& s = Peek();
+    if (s.kind != TokenKind::kString) Expected("the name of the TypeVar as a string");
+    if (s.text != name.text) {
+      Fail(s, "TypeVar(\"" + s.text + "\") is bound to '" + name.text + "': the names must agree");
+    }
+    Next();
+    ExpectOp(")");
+  } else {
+    Next();  // T
+    Next();  // .
+    const Token& type = Next();
+    std::optional<DataType> parsed = DataType::Parse(type.text);
+    if (!parsed || !(parsed->is_int() || parsed->is_uint()) || !parsed->is_scalar()) {
+      Fail(type,
+           "a symbolic variable above the module is an integer (T.int64() or TypeVar), not "
+           "T." +
+               type.text + "()");
+    }
+    dtype = *parsed;
+    ExpectOp("(");
+    ExpectOp(")");
+  }
+  auto [it, added] = module_dims_.emplace(name.text, dtype);
+  if (!added && it->second != dtype) {
+    Fail(name, "symbolic variable '" + name.text + "' declared twice with different dtypes");
+  }
   if (Peek().kind != TokenKind::kEnd) ExpectNewline();
 }
 
@@ -401,16 +456,36 @@ Function RelaxParser::ParseFunctionText() {
 
 }  // namespace text
 
+namespace {
+
+// Tokens of `text` with TVM's metadata statement taken out (it is a Python string the lexer does
+// not read) and decoded into `section`.
+std::vector<Token> TokensWithoutMetadata(std::string_view text, std::string_view source_name,
+                                         std::optional<text::MetadataSection>* section) {
+  SourceText original(text, source_name);
+  std::string stripped(text);
+  *section = text::ExtractMetadata(original, &stripped);
+  return Tokenize(SourceText(stripped, source_name));
+}
+
+}  // namespace
+
 IRModule ParseModule(std::string_view text, std::string_view source_name) {
+  std::optional<text::MetadataSection> section;
+  std::vector<Token> tokens = TokensWithoutMetadata(text, source_name, &section);
   SourceText source(text, source_name);
-  std::vector<Token> tokens = Tokenize(source);
-  return text::RelaxParser(source, tokens).ParseModuleText();
+  text::RelaxParser parser(source, tokens);
+  if (section) parser.SetMetadata(*section);
+  return parser.ParseModuleText();
 }
 
 Function ParseRelaxFunction(std::string_view text, std::string_view source_name) {
+  std::optional<text::MetadataSection> section;
+  std::vector<Token> tokens = TokensWithoutMetadata(text, source_name, &section);
   SourceText source(text, source_name);
-  std::vector<Token> tokens = Tokenize(source);
-  return text::RelaxParser(source, tokens).ParseFunctionText();
+  text::RelaxParser parser(source, tokens);
+  if (section) parser.SetMetadata(*section);
+  return parser.ParseFunctionText();
 }
 
 }  // namespace kiln::ir::relax

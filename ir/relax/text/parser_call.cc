@@ -1,7 +1,8 @@
 // R.* expressions of the Relax parser: the builtins (R.const, R.shape, R.prim_value, R.tuple,
-// R.ExternFunc, R.dtype), calls in destination-passing style (R.call_tir, R.call_dps_packed)
-// and op calls, whose positional and keyword arguments are matched against the op's schema
-// in the registry before relax::Call checks them and infers the result.
+// R.ExternFunc, R.dtype), calls in destination-passing style (R.call_tir, R.call_dps_packed;
+// their outputs as out_ty=, which TVM 0.24+ prints, or out_sinfo=, as older TVM) and op calls,
+// whose positional and keyword arguments are matched against the op's schema in the registry before
+// relax::Call checks them and infers the result.
 #include "ir/relax/op/registry.h"
 #include "ir/relax/text/parser_impl.h"
 
@@ -107,7 +108,7 @@ RelaxParser::Value RelaxParser::ParseOpCall(const Token& at, const std::string& 
   }
   std::vector<StructInfo> sinfo_args;
   for (const auto& [key, value] : args.keywords) {
-    if (key.text == "out_sinfo") {
+    if (key.text == "out_sinfo" || key.text == "out_ty") {
       if (value.kind == Value::kList || value.kind == Value::kTuple) {
         for (const Value& s : value.items) sinfo_args.push_back(AsSInfo(s));
       } else {
@@ -160,17 +161,27 @@ RelaxParser::Value RelaxParser::ParseCallTIR(const Token& at, bool tir) {
     Fail(f.at, "R.call_dps_packed calls a library function by name: \"cblas.sgemm\"");
   }
   std::vector<Expr> call_args = {callee, AsTupleExpr(args.positional[1], "the arguments of " + op)};
-  const Value* out = args.positional.size() > 2 ? &args.positional[2] : args.Keyword("out_sinfo");
+  // TVM 0.24+ prints out_ty=, older TVM out_sinfo=.
+  const Value* out_sinfo = args.Keyword("out_sinfo");
+  const Value* out_ty = args.Keyword("out_ty");
+  if (out_sinfo != nullptr && out_ty != nullptr) {
+    Fail(at, op + " takes one of out_ty= (TVM 0.24+) and out_sinfo= (older TVM), not both");
+  }
+  const Value* out = args.positional.size() > 2 ? &args.positional[2]
+                     : out_ty != nullptr        ? out_ty
+                                                : out_sinfo;
   const Value* tir_vars =
       args.positional.size() > 3 ? &args.positional[3] : args.Keyword("tir_vars");
   if (args.positional.size() > (tir ? 4u : 3u))
     Fail(args.positional.back().at, "too many arguments");
   for (const auto& [key, value] : args.keywords) {
-    if (key.text != "out_sinfo" && !(tir && key.text == "tir_vars")) {
+    if (key.text != "out_sinfo" && key.text != "out_ty" && !(tir && key.text == "tir_vars")) {
       Fail(key, op + " has no argument '" + key.text + "'");
     }
   }
-  if (out == nullptr) Fail(at, op + " needs out_sinfo=... (the struct info of its outputs)");
+  if (out == nullptr) {
+    Fail(at, op + " needs out_ty=... (out_sinfo= before TVM 0.24): the struct info of its outputs");
+  }
   std::vector<StructInfo> sinfos;
   if (out->kind == Value::kList || out->kind == Value::kTuple) {
     for (const Value& s : out->items) sinfos.push_back(AsSInfo(s));

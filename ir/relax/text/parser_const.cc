@@ -1,6 +1,7 @@
 // Constants of the Relax parser: R.const(literal, dtype) with a scalar or nested-list literal
 // read straight into the tensor (a large constant never becomes a tree of values), and the
-// metadata["relax.expr.Constant"][i] references to the section after the module.
+// metadata["ir.GenericConst"][i] (TVM 0.24+) or metadata["relax.expr.Constant"][i] references
+// to the metadata section (metadata.h, or Kiln's older dict after the module).
 #include <cstdlib>
 
 #include "ir/relax/text/literal.h"
@@ -229,8 +230,9 @@ RelaxParser::Value RelaxParser::ParseConst(const Token& at) {
 
 RelaxParser::Value RelaxParser::ParseMetadataRef(const Token& at) {
   ExpectOp("[");
-  if (Peek().kind != TokenKind::kString || Peek().text != "relax.expr.Constant") {
-    Expected("\"relax.expr.Constant\"");
+  const Token& kind = Peek();
+  if (kind.kind != TokenKind::kString) {
+    Expected("the kind of a metadata object, \"ir.GenericConst\" or \"relax.expr.Constant\"");
   }
   Next();
   ExpectOp("]");
@@ -239,17 +241,25 @@ RelaxParser::Value RelaxParser::ParseMetadataRef(const Token& at) {
   if (index.kind != TokenKind::kInt) Expected("the index of a constant");
   Next();
   ExpectOp("]");
-  if (!metadata_range_) {
+  if (!has_metadata_) {
     Fail(at,
-         "metadata[...] refers to the metadata section, but the text has none (was it "
-         "printed with show_metadata=false?)");
+         "metadata[...] refers to the metadata section, but the text has none (was it printed "
+         "without show_meta=True, or with show_metadata=false?)");
+  }
+  auto it = metadata_.find(kind.text);
+  if (it == metadata_.end()) {
+    std::string kinds;
+    for (const auto& [name, values] : metadata_)
+      kinds += (kinds.empty() ? "\"" : ", \"") + name + "\"";
+    Fail(kind, "the metadata section has no \"" + kind.text + "\" objects" +
+                   (kinds.empty() ? std::string(" (it is empty)") : " (it has " + kinds + ")"));
   }
   std::optional<uint64_t> i = ParseIntLiteral(index.text);
-  if (!i || *i >= metadata_.size()) {
+  if (!i || *i >= it->second.size()) {
     Fail(index, "metadata index " + index.text + " is out of range: the section holds " +
-                    std::to_string(metadata_.size()) + " constants");
+                    std::to_string(it->second.size()) + " \"" + kind.text + "\" constants");
   }
-  return ExprValue(at, metadata_[*i], 1);
+  return ExprValue(at, it->second[*i], 1);
 }
 
 }  // namespace kiln::ir::relax::text

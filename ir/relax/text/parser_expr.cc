@@ -205,6 +205,11 @@ RelaxParser::Value RelaxParser::ParseName() {
   }
   if (symbol != nullptr && symbol->var.defined()) return ParsePostfix(ExprValue(t, symbol->var, 1));
   if (symbol != nullptr) return DimValue(t, symbol->dim, 0);
+  // A symbolic variable declared above the module: this function's own, from its first use.
+  auto declared = module_dims_.find(t.text);
+  if (declared != module_dims_.end() && (define_dims_ || globals_.count(t.text) == 0)) {
+    return DimValue(t, DefineDim(t, t.text, declared->second), 0);
+  }
   if (define_dims_) return DimValue(t, DefineDim(t, t.text, DataType::Int(64)), 0);
   if (globals_.count(t.text) != 0) return ParsePostfix(ExprValue(t, GlobalRef(t), 1));
   auto hidden = hidden_dataflow_.find(t.text);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ir/relax/module.h"
+#include "ir/relax/text/metadata.h"
 #include "ir/text/lexer.h"
 
 namespace kiln::ir::relax::text {
@@ -35,6 +36,8 @@ class RelaxParser {
 
   IRModule ParseModuleText();
   Function ParseFunctionText();
+  // The constants of a `metadata = tvm.ir.load_json(...)` section (metadata.h), by kind.
+  void SetMetadata(const MetadataSection& section);
 
   // ---- tokens (parser.cc) ----
   const Token& Peek(size_t k = 0) const;
@@ -116,7 +119,11 @@ class RelaxParser {
   // ---- module and functions (parser.cc) ----
   // Fills text_names_: fresh names never shadow a name the text uses.
   void CollectTextNames();
+  // Also reads the symbolic variable declarations TVM 0.24+ prints above the module,
+  // `n = TypeVar("n")` (and `n = T.int64()`), into module_dims_.
   void SkipNewlinesAndImports();
+  bool AtModuleDimDeclaration() const;
+  void ParseModuleDimDeclaration();
   bool AtDecorator(std::string_view prefix, std::string_view name) const;
   void ScanMetadata();
   void SkipMetadataStatement();
@@ -208,8 +215,13 @@ class RelaxParser {
   std::set<std::string> text_names_;            // every name token of the input
   std::set<std::string> fresh_names_;           // fresh names taken in the current function
   std::map<std::string, int> fresh_counts_;     // last suffix used per hint
-  std::vector<Expr> metadata_;
-  std::optional<std::pair<size_t, size_t>> metadata_range_;  // tokens of the section
+  // Constants of the metadata section by kind ("ir.GenericConst", "relax.expr.Constant").
+  std::map<std::string, std::vector<Expr>> metadata_;
+  bool has_metadata_ = false;
+  std::optional<std::pair<size_t, size_t>> metadata_range_;  // tokens of Kiln's dict form
+  // Symbolic variables declared above the module (TypeVar or T.int64()): each function that
+  // names one defines its own shape variable of that dtype at the first use.
+  std::map<std::string, DataType> module_dims_;
 };
 
 class NestingGuard {

@@ -11,6 +11,7 @@
 #include "ir/functor.h"
 #include "ir/relax/op/registry.h"
 #include "ir/relax/text/literal.h"
+#include "ir/relax/text/metadata.h"
 #include "ir/text/print_util.h"
 #include "ir/text/printer.h"
 
@@ -21,8 +22,6 @@ namespace {
 using text::AttrText;
 using text::FloatText;
 
-constexpr const char* kMetadataKey = "relax.expr.Constant";
-
 std::string Sanitize(const std::string& hint) {
   std::string name;
   for (char c : hint) name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
@@ -32,7 +31,8 @@ std::string Sanitize(const std::string& hint) {
 
 // Names no printed variable may take: Python's, and those the text itself uses.
 bool IsReserved(const std::string& name) {
-  static const std::set<std::string> extra = {"R", "I", "cls", "metadata", "Module", "float"};
+  static const std::set<std::string> extra = {"R",      "I",     "cls",     "metadata",
+                                              "Module", "float", "TypeVar", "tvm"};
   return ir::ReservedNames().count(name) != 0 || extra.count(name) != 0;
 }
 
@@ -43,6 +43,14 @@ struct ModuleContext {
   std::unordered_map<std::string, std::string> func_names;  // module name -> printed name
   std::vector<const ConstantNode*> metadata;
   std::unordered_map<const ConstantNode*, size_t> metadata_index;
+  // 0.24+ dialect: shape variables declared above the module, in order of first appearance.
+  std::vector<std::string> type_vars;
+  std::set<std::string> type_var_set;
+
+  bool v24() const { return options.dialect == ir::TirDialect::kTvm024; }
+  void DeclareTypeVar(const std::string& name) {
+    if (type_var_set.insert(name).second) type_vars.push_back(name);
+  }
 
   std::string FuncName(const std::string& name) const {
     auto it = func_names.find(name);
@@ -105,6 +113,10 @@ class FunctionPrinter {
 
     std::string decls;
     for (const PrimVar& v : shape_vars_) {
+      if (IsTypeVar(v)) {
+        ctx_.DeclareTypeVar(names_.at(v.get()));
+        continue;
+      }
       decls += body_pad + names_.at(v.get()) + " = T." + v.dtype().ToString() + "()\n";
     }
     Attrs shown;
@@ -256,8 +268,8 @@ class FunctionPrinter {
       }
     }
     if (dps) {
-      // out_sinfo before tir_vars, as TVM prints it.
-      std::string sinfo = "out_sinfo=" + SInfoList(c.sinfo_args);
+      // The outputs before tir_vars, as TVM prints them.
+      std::string sinfo = OutKeyword() + SInfoList(c.sinfo_args);
       items.insert(items.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(2, items.size())),
                    sinfo);
     }
@@ -273,10 +285,15 @@ class FunctionPrinter {
     for (const auto& [key, value] : c.attrs.values()) {
       if (shown.count(key) == 0) items.push_back(key + "=" + AttrText(value));
     }
-    if (!dps && !c.sinfo_args.empty()) items.push_back("out_sinfo=" + SInfoList(c.sinfo_args));
+    if (!dps && !c.sinfo_args.empty()) items.push_back(OutKeyword() + SInfoList(c.sinfo_args));
     for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
     return out + ")";
   }
+
+  std::string OutKeyword() const { return ctx_.v24() ? "out_ty=" : "out_sinfo="; }
+
+  // 0.24+ declares int64 shape variables above the module; others are declared in the body.
+  bool IsTypeVar(const PrimVar& v) const { return ctx_.v24() && v.dtype() == DataType::Int(64); }
 
   std::string SInfoList(const std::vector<StructInfo>& infos) {
     if (infos.size() == 1) return SInfo(infos[0], false);
@@ -296,12 +313,13 @@ class FunctionPrinter {
   std::string ConstantText(const ConstantNode* c) {
     const HostTensor& t = c->data;
     KILN_CHECK(t.dtype().is_scalar() && !t.dtype().is_handle() && !t.dtype().is_void(),
-          ErrorKind::kUnsupported,
-          "print: constant of dtype " + t.dtype().ToString() + " has no text form");
+               ErrorKind::kUnsupported,
+               "print: constant of dtype " + t.dtype().ToString() + " has no text form");
     if (t.numel() <= ctx_.options.max_inline_constant_elements) return InlineConstant(t);
     auto [it, added] = ctx_.metadata_index.emplace(c, ctx_.metadata.size());
     if (added) ctx_.metadata.push_back(c);
-    return "metadata[\"" + std::string(kMetadataKey) + "\"][" + std::to_string(it->second) + "]";
+    const char* kind = ctx_.v24() ? text::kGenericConstKind : text::kLegacyConstKind;
+    return "metadata[\"" + std::string(kind) + "\"][" + std::to_string(it->second) + "]";
   }
 
   std::string List(const std::vector<Expr>& v) {
@@ -327,9 +345,14 @@ class FunctionPrinter {
   std::string Dim(const PrimExpr& e, bool quote) {
     std::vector<PrimVar> vars = ir::FreeVarsOf(e);
     bool renamed = false;
-    for (const PrimVar& v : vars) renamed |= ShapeVarName(v) != v->name;
+    // A variable declared in the body is not yet defined in the signature: quote it there.
+    bool declared_later = false;
+    for (const PrimVar& v : vars) {
+      renamed |= ShapeVarName(v) != v->name;
+      declared_later |= !IsTypeVar(v);
+    }
     std::string s = DimToString(renamed ? DimRenamer(renamed_).VisitExpr(e) : e);
-    return quote && !vars.empty() ? ir::QuoteString(s) : s;
+    return quote && declared_later ? ir::QuoteString(s) : s;
   }
 
   std::string Unique(const std::string& hint) {
@@ -379,39 +402,56 @@ std::string Indent(const std::string& text, const std::string& pad) {
   return out;
 }
 
-std::string MetadataSection(const ModuleContext& ctx) {
-  if (ctx.metadata.empty()) return "";
-  if (!ctx.options.show_metadata) {
-    return "\n# Metadata omitted (" + std::to_string(ctx.metadata.size()) +
-           " constants): print with show_metadata to include them.\n";
-  }
-  std::string out = "\nmetadata = {\n    \"" + std::string(kMetadataKey) + "\": [\n";
-  for (const ConstantNode* c : ctx.metadata) out += "        " + InlineConstant(c->data) + ",\n";
-  return out + "    ],\n}\n";
+// The metadata statement TVM prints above the module, or the comment TVM leaves without it.
+std::string MetadataStatement(const ModuleContext& ctx) {
+  if (ctx.metadata.empty() || !ctx.options.show_metadata) return "";
+  std::vector<const HostTensor*> tensors;
+  for (const ConstantNode* c : ctx.metadata) tensors.push_back(&c->data);
+  return text::WriteMetadata(tensors, !ctx.v24());
 }
 
-constexpr const char* kImports =
-    "# from tvm.script import ir as I\n"
-    "# from tvm.script import relax as R\n"
-    "# from tvm.script import tir as T\n\n";
+std::string MetadataOmitted(const ModuleContext& ctx) {
+  if (ctx.metadata.empty() || ctx.options.show_metadata) return "";
+  return "\n# Metadata omitted (" + std::to_string(ctx.metadata.size()) +
+         " constants). Use show_meta=True in script() method to show it.\n";
+}
 
-std::string PrimFuncText(const ir::PrimFunc& f, const std::string& name) {
+// The import comments and the TypeVar declarations above the module or function.
+std::string Preamble(const ModuleContext& ctx, bool has_prim_funcs) {
+  std::string out;
+  if (ctx.v24()) {
+    if (!ctx.type_vars.empty()) out += "# from typing import TypeVar\n";
+    out += "# from tvm.script import ir as I\n";
+    if (has_prim_funcs) out += "# from tvm.script import tirx as T\n";
+    out += "# from tvm.script import relax as R\n\n";
+    for (const std::string& name : ctx.type_vars) {
+      out += name + " = TypeVar(" + ir::QuoteString(name) + ")\n";
+    }
+    return out;
+  }
+  return "# from tvm.script import ir as I\n"
+         "# from tvm.script import relax as R\n"
+         "# from tvm.script import tir as T\n\n";
+}
+
+std::string PrimFuncText(const ir::PrimFunc& f, const std::string& name, ModuleContext& ctx) {
   ir::PrimFunc named = f;
   if (f->name != name) {
     auto copy = std::make_shared<ir::PrimFuncNode>(*f.get());
     copy->name = name;
     named = ir::PrimFunc(std::move(copy));
   }
-  std::string text = ir::PrintPrimFunc(named);
-  const std::string header = "# from tvm.script import tir as T\n\n";
-  if (text.rfind(header, 0) == 0) text = text.substr(header.size());
-  return Indent(text, "    ");
+  ir::TirPrintOptions options;
+  options.dialect = ctx.options.dialect;
+  options.standalone = false;
+  for (const std::string& v : ir::PrintedTypeVars(named, options)) ctx.DeclareTypeVar(v);
+  return Indent(ir::PrintPrimFunc(named, options), "    ");
 }
 
 }  // namespace
 
 std::string PrintModule(const IRModule& module, const PrintOptions& options) {
-  ModuleContext ctx{options, {}, {}, {}};
+  ModuleContext ctx{options, {}, {}, {}, {}, {}};
   std::set<std::string> taken;
   for (const std::string& name : module.names()) {
     std::string printed = Sanitize(name);
@@ -421,27 +461,29 @@ std::string PrintModule(const IRModule& module, const PrintOptions& options) {
     taken.insert(printed);
     ctx.func_names[name] = printed;
   }
-  std::string out = std::string(kImports) + "@I.ir_module\nclass Module:\n";
-  bool first = true;
+  std::string body;
+  bool first = true, has_prim_funcs = false;
   for (const std::string& name : module.names()) {
-    if (!first) out += "\n";
+    if (!first) body += "\n";
     first = false;
     if (const ir::PrimFunc* p = module.LookupPrimFunc(name)) {
-      out += PrimFuncText(*p, ctx.func_names[name]);
+      body += PrimFuncText(*p, ctx.func_names[name], ctx);
+      has_prim_funcs = true;
     } else {
-      out +=
+      body +=
           FunctionPrinter(ctx).PrintFunction(*module.LookupFunction(name), ctx.func_names[name], 1);
     }
   }
-  if (first) out += "    pass\n";
-  return out + MetadataSection(ctx);
+  if (first) body += "    pass\n";
+  return MetadataStatement(ctx) + Preamble(ctx, has_prim_funcs) + "@I.ir_module\nclass Module:\n" +
+         body + MetadataOmitted(ctx);
 }
 
 std::string PrintFunction(const Function& func, const std::string& name,
                           const PrintOptions& options) {
-  ModuleContext ctx{options, {}, {}, {}};
-  std::string out = std::string(kImports) + FunctionPrinter(ctx).PrintFunction(func, name, 0);
-  return out + MetadataSection(ctx);
+  ModuleContext ctx{options, {}, {}, {}, {}, {}};
+  std::string body = FunctionPrinter(ctx).PrintFunction(func, name, 0);
+  return MetadataStatement(ctx) + Preamble(ctx, false) + body + MetadataOmitted(ctx);
 }
 
 std::string PrintExpr(const Expr& expr) {

@@ -13,14 +13,22 @@
 // Constants are exact: every element prints as the shortest literal that reads back to the
 // same bits (NaN payloads excepted: NaN prints as float("nan")). Constants with at most
 // PrintOptions::max_inline_constant_elements elements print inline (R.const([1.5, 2.0],
-// "float32")); larger ones print as metadata["relax.expr.Constant"][i], TVM's reference form,
-// and a `metadata = {...}` section after the class holds their values.
+// "float32")); larger ones print as references into TVM's metadata section, which comes first:
+// `metadata = tvm.ir.load_json("""...""")` (ir/relax/text/metadata.h).
+//
+// Two dialects, as for TensorIR (ir/text/printer.h): TVM 0.24 and later (the default; 0.27
+// prints it) declares int64 shape variables above the module as `n = TypeVar("n")` and uses them
+// bare in signatures, writes R.call_tir(..., out_ty=...), metadata["ir.GenericConst"][i] and
+// the 0.24+ JSON graph, and prints PrimFuncs in the tirx dialect; TVM up to 0.23 declares shape
+// variables in each function body (`n = T.int64()`, quoted in the signature above it), writes
+// out_sinfo=, metadata["relax.expr.Constant"][i] and the legacy JSON graph.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "ir/relax/module.h"
+#include "ir/text/printer.h"
 
 namespace kiln::ir::relax {
 
@@ -30,6 +38,7 @@ struct PrintOptions {
   // False leaves the metadata section out (a comment says so): a readable dump of a module
   // with large weights, as TVM's show_meta=False. Such text does not parse back.
   bool show_metadata = true;
+  ir::TirDialect dialect = ir::TirDialect::kTvm024;
 };
 
 std::string PrintModule(const IRModule& module, const PrintOptions& options = {});

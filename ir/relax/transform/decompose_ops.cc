@@ -153,9 +153,19 @@ class Decomposer : public ExprMutator {
     eps.SetDouble(0, call.attrs.GetFloat("epsilon"));
     Var var_eps = Emit(out, Call("add", {var, Constant(eps)}), name + "_var_eps");
     Var std_dev = Emit(out, Call("sqrt", {var_eps}), name + "_std");
-    Var scale = Emit(out, Call("divide", {gamma, std_dev}), name + "_scale");
+    // scale=False leaves gamma out, center=False beta (TVM's meaning of the attributes).
+    Var scale;
+    if (call.attrs.GetBool("scale")) {
+      scale = Emit(out, Call("divide", {gamma, std_dev}), name + "_scale");
+    } else {
+      HostTensor one(x->dtype, {});
+      one.SetDouble(0, 1.0);
+      scale = Emit(out, Call("divide", {Constant(one), std_dev}), name + "_scale");
+    }
     Var mean_scale = Emit(out, Call("multiply", {mean, scale}), name + "_mean_scale");
-    Var shift = Emit(out, Call("subtract", {beta, mean_scale}), name + "_shift");
+    Var shift = call.attrs.GetBool("center")
+                    ? Emit(out, Call("subtract", {beta, mean_scale}), name + "_shift")
+                    : Emit(out, Call("negative", {mean_scale}), name + "_shift");
     // (C,) -> (C, 1, ..., 1): the channel axis lines up with x's under broadcasting.
     std::vector<int64_t> trailing;
     for (int64_t i = 1; i < x->ndim - axis; ++i) trailing.push_back(i);

@@ -57,18 +57,18 @@ TEST(RelaxBlockBuilderTest, MLP) {
   EXPECT_EQ(seq->blocks[0].bindings.size(), 5u);
   EXPECT_EQ(
       DebugPrint(mod),
+      "# from typing import TypeVar\n"
       "# from tvm.script import ir as I\n"
       "# from tvm.script import relax as R\n"
-      "# from tvm.script import tir as T\n"
       "\n"
+      "n = TypeVar(\"n\")\n"
       "@I.ir_module\n"
       "class Module:\n"
       "    @R.function\n"
-      "    def main(x: R.Tensor((\"n\", 784), dtype=\"float32\"), w1: R.Tensor((784, 128), "
+      "    def main(x: R.Tensor((n, 784), dtype=\"float32\"), w1: R.Tensor((784, 128), "
       "dtype=\"float32\"), b1: R.Tensor((128,), dtype=\"float32\"), w2: R.Tensor((10, 128), "
-      "dtype=\"float32\"), b2: R.Tensor((10,), dtype=\"float32\")) -> R.Tensor((\"n\", 10), "
+      "dtype=\"float32\"), b2: R.Tensor((10,), dtype=\"float32\")) -> R.Tensor((n, 10), "
       "dtype=\"float32\"):\n"
-      "        n = T.int64()\n"
       "        with R.dataflow():\n"
       "            lv: R.Tensor((n, 128), dtype=\"float32\") = R.matmul(x, w1, out_dtype=None)\n"
       "            lv1: R.Tensor((n, 128), dtype=\"float32\") = R.add(lv, b1)\n"
@@ -95,7 +95,7 @@ struct Attention {
     bb.BeginFunction("attention", {x, mask, w_qkv, b_qkv, w_out, b_out});
     bb.BeginDataflow();
     Var qkv = bb.Emit(Call("linear", {x, w_qkv, b_qkv}));
-    Var parts = bb.Emit(Call("split", {qkv}, Attrs().Set("sections", 3).Set("axis", 2)));
+    Var parts = bb.Emit(Call("split", {qkv}, Attrs().Set("indices_or_sections", 3).Set("axis", 2)));
     auto heads = [&](int i, std::vector<int64_t> perm) {
       Var t = bb.Emit(TupleGetItem(parts, i));
       Var r = bb.Emit(Call("reshape", {t, ShapeExpr({1, seq, 12, 64})}));
@@ -132,8 +132,7 @@ TEST(RelaxBlockBuilderTest, AttentionWithSymbolicSequenceLength) {
   EXPECT_EQ(sig->ret.ToString(), "R.Tensor((1, seq, 768), \"float32\")");
   IRModule mod = bb.Finalize();
   EXPECT_NO_THROW(CheckWellFormed(mod));
-  EXPECT_THAT(DebugPrint(mod),
-              ::testing::HasSubstr("R.split(lv, sections=3, indices=None, axis=2)"));
+  EXPECT_THAT(DebugPrint(mod), ::testing::HasSubstr("R.split(lv, indices_or_sections=3, axis=2)"));
   EXPECT_THAT(DebugPrint(mod), ::testing::HasSubstr("= lv1[2]\n"));
 }
 
@@ -239,7 +238,8 @@ TEST(RelaxBlockBuilderTest, NestedValuesAreEmittedFirst) {
   Var act = bb.Emit(Call("multiply", {Call("nn.silu", {x}), x}), "act");
   // The inner values of an output stay inside the block.
   Var out = bb.EmitOutput(Call("add", {Call("exp", {act}), Call("log", {x})}), "out");
-  Expr first = bb.Normalize(TupleGetItem(Call("split", {out}, Attrs().Set("sections", 2)), 0));
+  Expr first =
+      bb.Normalize(TupleGetItem(Call("split", {out}, Attrs().Set("indices_or_sections", 2)), 0));
   Var half = bb.EmitOutput(first, "half");
   Var cast =
       bb.EmitMatchCast(Call("exp", {Call("sqrt", {x})}), TensorStructInfo({4, 6}, "float32"));
@@ -252,7 +252,7 @@ TEST(RelaxBlockBuilderTest, NestedValuesAreEmittedFirst) {
       Bindings(m, "f"),
       (std::vector<std::string>{
           "~lv = R.nn.silu(x)", "~act = R.multiply(lv, x)", "~lv1 = R.exp(act)", "~lv2 = R.log(x)",
-          "out = R.add(lv1, lv2)", "~lv3 = R.split(out, sections=2, indices=None, axis=0)",
+          "out = R.add(lv1, lv2)", "~lv3 = R.split(out, indices_or_sections=2, axis=0)",
           "half = lv3[0]", "~lv4 = R.sqrt(x)", "~lv5 = R.exp(lv4)", "gv = R.exp(out)"}));
   const auto* seq = (*m.LookupFunction("f"))->body.as<SeqExprNode>();
   ASSERT_EQ(seq->blocks.size(), 2u);

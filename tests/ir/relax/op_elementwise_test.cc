@@ -23,7 +23,7 @@ TEST_F(RelaxElementwiseTest, UnaryKeepsShapeAndDtype) {
                          "negative", "sign", "square",  "floor",        "ceil",    "round"}) {
     EXPECT_EQ(Info(Call(op, {x})), "R.Tensor((n, 768), \"float32\")") << op;
   }
-  EXPECT_EQ(Info(Call("nn.leaky_relu", {x}, Attrs().Set("alpha", 0.2))),
+  EXPECT_EQ(Info(Call("nn.leakyrelu", {x}, Attrs().Set("alpha", 0.2))),
             "R.Tensor((n, 768), \"float32\")");
   EXPECT_EQ(Info(Call("clip", {x}, Attrs().Set("min", 0).Set("max", 6))),
             "R.Tensor((n, 768), \"float32\")");
@@ -45,7 +45,7 @@ TEST_F(RelaxElementwiseTest, AstypeChangesOnlyDtype) {
 }
 
 TEST_F(RelaxElementwiseTest, DefaultAttributesAreFilledIn) {
-  Expr c = Call("nn.leaky_relu", {Tensor("x", {2})});
+  Expr c = Call("nn.leakyrelu", {Tensor("x", {2})});
   EXPECT_DOUBLE_EQ(c.as<CallNode>()->attrs.GetFloat("alpha"), 0.01);
 }
 

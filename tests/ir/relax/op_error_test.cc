@@ -118,7 +118,7 @@ TEST_F(RelaxOpErrorTest, MismatchesNameTheOpAndDims) {
          Call("concat", {Tuple({Tensor("a", {n, 4}), Tensor("b", {n, 5})})});
        },
        "concat: dim 1 of input 1 is 5, input 0 has 4"},
-      {"split", [&] { Call("split", {Tensor("x", {10})}, Attrs().Set("sections", 3)); },
+      {"split", [&] { Call("split", {Tensor("x", {10})}, Attrs().Set("indices_or_sections", 3)); },
        "split: dim 10 is not divisible into 3 sections"},
       {"squeeze",
        [&] {
@@ -197,6 +197,73 @@ TEST_F(RelaxOpErrorTest, MismatchesNameTheOpAndDims) {
   };
   EXPECT_GE(cases.size(), 15u);
   for (const ErrorCase& c : cases) Expect(c);
+}
+
+// TVM's attributes that Kiln reads but cannot honour for some values: refused by name and value,
+// never dropped.
+TEST_F(RelaxOpErrorTest, AttributeValuesKilnCannotHonourAreRefused) {
+  Expr x4 = Tensor("x", {1, 4, 8, 8});
+  Expr c = Tensor("c", {4});
+  std::vector<ErrorCase> cases = {
+      {"batch_norm training",
+       [&] {
+         Call("nn.batch_norm", {x4, c, c, c, c}, Attrs().Set("axis", 1));
+       },
+       "nn.batch_norm: training=True is not supported (TVM's default when the attribute is left "
+       "out)",
+       ErrorKind::kUnsupported},
+      {"conv2d out_layout",
+       [&] {
+         Call("nn.conv2d", {x4, Tensor("w", {4, 4, 3, 3})}, Attrs().Set("out_layout", "NHWC"));
+       },
+       "nn.conv2d: out_layout \"NHWC\" is not supported (only \"NCHW\")", ErrorKind::kUnsupported},
+      {"max_pool2d out_layout",
+       [&] {
+         Call("nn.max_pool2d", {x4}, Attrs().Set("pool_size", {2, 2}).Set("out_layout", "NCHW4c"));
+       },
+       "nn.max_pool2d: out_layout \"NCHW4c\" is not supported (only \"NCHW\")",
+       ErrorKind::kUnsupported},
+      {"group_norm axes",
+       [&] {
+         Call("nn.group_norm", {x4, c, c},
+              Attrs().Set("num_groups", 2).Set("channel_axis", 1).Set("axes", {2}));
+       },
+       "nn.group_norm: axes=[2] is not supported: Kiln normalizes over the axes (2, 3) besides "
+       "the channel group (channel_axis 1)",
+       ErrorKind::kUnsupported},
+      {"take mode",
+       [&] {
+         Call("take", {Tensor("x", {4}), Tensor("i", {2}, "int64")}, Attrs().Set("mode", "raise"));
+       },
+       "take: mode \"raise\" is not one of \"fast\", \"clip\", \"wrap\""},
+  };
+  for (const ErrorCase& c : cases) Expect(c);
+}
+
+TEST(RelaxOpAttributes, TvmNamesAndDefaults) {
+  Expr x4 = testing::Tensor("x", {1, 4, 8, 8});
+  Expr c = testing::Tensor("c", {4});
+  // The values TVM's Python API gives when an attribute is left out.
+  Expr bn_call = Call("nn.batch_norm", {x4, c, c, c, c}, Attrs().Set("training", false));
+  const auto& bn = *bn_call.as<CallNode>();
+  EXPECT_TRUE(bn.attrs.GetBool("center"));
+  EXPECT_TRUE(bn.attrs.GetBool("scale"));
+  EXPECT_EQ(bn.attrs.GetFloat("momentum"), 0.1);
+  Expr pool_call = Call("nn.avg_pool2d", {x4});
+  const auto& pool = *pool_call.as<CallNode>();
+  EXPECT_EQ(pool.attrs.GetInts("pool_size"), (std::vector<int64_t>{1, 1}));
+  EXPECT_FALSE(pool.attrs.GetBool("count_include_pad"));
+  EXPECT_EQ(pool.attrs.GetString("out_layout"), "NCHW");
+  // split's indices_or_sections: an int is a count of sections, a list the split points.
+  Expr v = testing::Tensor("v", {6});
+  EXPECT_EQ(
+      Call("split", {v}, Attrs().Set("indices_or_sections", 3)).struct_info().ToString(),
+      Call("split", {v}, Attrs().Set("indices_or_sections", {2, 4})).struct_info().ToString());
+  EXPECT_EQ(Call("split", {v}, Attrs().Set("indices_or_sections", {3})).struct_info().ToString(),
+            "R.Tuple(R.Tensor((3,), \"float32\"), R.Tensor((3,), \"float32\"))");
+  Expr slice =
+      Call("strided_slice", {v}, Attrs().Set("axes", {0}).Set("begin", {1}).Set("end", {3}));
+  EXPECT_FALSE(slice.as<CallNode>()->attrs.GetBool("assume_inbound"));
 }
 
 }  // namespace

@@ -65,19 +65,19 @@ TEST_F(RelaxManipulateTest, ConcatSumsTheAxis) {
 
 TEST_F(RelaxManipulateTest, SplitIntoTuple) {
   Var x = Tensor("x", {n, 12});
-  EXPECT_EQ(Info(Call("split", {x}, Attrs().Set("sections", 3).Set("axis", 1))),
+  EXPECT_EQ(Info(Call("split", {x}, Attrs().Set("indices_or_sections", 3).Set("axis", 1))),
             "R.Tuple(R.Tensor((n, 4), \"float32\"), R.Tensor((n, 4), \"float32\"), "
             "R.Tensor((n, 4), \"float32\"))");
-  EXPECT_EQ(Info(Call("split", {x}, Attrs().Set("indices", {2, 5}).Set("axis", 1))),
+  EXPECT_EQ(Info(Call("split", {x}, Attrs().Set("indices_or_sections", {2, 5}).Set("axis", 1))),
             "R.Tuple(R.Tensor((n, 2), \"float32\"), R.Tensor((n, 3), \"float32\"), "
             "R.Tensor((n, 7), \"float32\"))");
-  EXPECT_EQ(Info(Call("split", {Tensor("q", {seq * 2, 4})}, Attrs().Set("sections", 2))),
+  EXPECT_EQ(Info(Call("split", {Tensor("q", {seq * 2, 4})}, Attrs().Set("indices_or_sections", 2))),
             "R.Tuple(R.Tensor((seq, 4), \"float32\"), R.Tensor((seq, 4), \"float32\"))");
-  EXPECT_EQ(Info(Call("split", {Tensor("q", {n, 4})}, Attrs().Set("sections", 2))),
+  EXPECT_EQ(Info(Call("split", {Tensor("q", {n, 4})}, Attrs().Set("indices_or_sections", 2))),
             "R.Tuple(R.Tensor(((n + 1) // 2, 4), \"float32\"), "
             "R.Tensor((n - (n + 1) // 2, 4), \"float32\"))");
   Expr qkv =
-      Call("split", {Tensor("qkv", {b, seq, 2304})}, Attrs().Set("sections", 3).Set("axis", 2));
+      Call("split", {Tensor("qkv", {b, seq, 2304})}, Attrs().Set("indices_or_sections", 3).Set("axis", 2));
   EXPECT_EQ(Info(TupleGetItem(qkv, 2)), "R.Tensor((b, seq, 768), \"float32\")");
 }
 

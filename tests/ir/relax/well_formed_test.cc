@@ -43,7 +43,7 @@ TEST(RelaxWellFormedTest, NestedValuesAreRejected) {
               ::testing::HasSubstr("binding of y: field 1 of a tuple is a call of R.nn.silu"));
   EXPECT_THAT(Rejection(BindAndReturn(x, Call("concat", {Tuple({x, silu})}))),
               ::testing::HasSubstr("argument 0 of R.concat is a tuple that holds a non-leaf"));
-  Expr split = Call("split", {x}, Attrs().Set("sections", 2));
+  Expr split = Call("split", {x}, Attrs().Set("indices_or_sections", 2));
   EXPECT_THAT(Rejection(BindAndReturn(x, TupleGetItem(split, 0))),
               ::testing::HasSubstr("the tuple of a projection (x[i]) is a call of R.split"));
   IRModule returns_call;
@@ -69,7 +69,7 @@ TEST(RelaxWellFormedTest, LeavesAndValuesOfLeavesAreAccepted) {
   BlockBuilder bb;
   bb.BeginFunction("main", {x});
   bb.BeginDataflow();
-  Expr split = Call("split", {x}, Attrs().Set("sections", 2));
+  Expr split = Call("split", {x}, Attrs().Set("indices_or_sections", 2));
   Var y = bb.EmitOutput(Call("multiply", {Call("nn.silu", {x}), x}));
   Var half = bb.EmitOutput(TupleGetItem(split, 0));
   bb.EndDataflow();

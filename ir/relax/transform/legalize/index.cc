@@ -68,9 +68,18 @@ ir::Expr GatherIndex(const ir::Expr& index, const ir::Expr& dim) {
   return ClampIndex(i, dim);
 }
 
+// A take index by TVM's mode: "clip" clamps, "wrap" takes it modulo the dim, "fast" (no check
+// in TVM) reads a negative index from the end and clamps the rest.
+ir::Expr TakeIndex(const std::string& mode, const ir::Expr& index, const ir::Expr& dim) {
+  if (mode == "clip") return ClampIndex(CastTo(DataType::Int(64), index), dim);
+  if (mode == "wrap") return ir::FloorMod(CastTo(DataType::Int(64), index), dim);
+  return GatherIndex(index, dim);
+}
+
 Expr Take(LegalizeContext& ctx) {
   Tensor x = ctx.Input(0), indices = ctx.Input(1);
   int axis = NormalizeAxis(ctx, ctx.attrs().GetInt("axis"), static_cast<int>(x.ndim()));
+  const std::string& mode = ctx.attrs().GetString("mode");
   std::vector<ir::Expr> shape = ctx.OutShape();
   size_t ni = indices.ndim();
   Tensor out = compute::Compute(
@@ -78,7 +87,7 @@ Expr Take(LegalizeContext& ctx) {
       [&](const std::vector<ir::Var>& i) {
         std::vector<ir::Expr> in(i.begin(), i.begin() + axis);
         std::vector<ir::Expr> at(i.begin() + axis, i.begin() + axis + ni);
-        in.push_back(GatherIndex(indices(at), x.shape()[axis]));
+        in.push_back(TakeIndex(mode, indices(at), x.shape()[axis]));
         in.insert(in.end(), i.begin() + axis + ni, i.end());
         return x(in);
       },

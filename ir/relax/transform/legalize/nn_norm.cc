@@ -176,6 +176,8 @@ Expr LayerNorm(LegalizeContext& ctx) {
   std::sort(axes.begin(), axes.end());
   DataType dtype = x.dtype(), acc = AccumulatorDType(dtype);
   double eps = ctx.attrs().GetFloat("epsilon");
+  // TVM's center/scale: without them the result is not shifted by beta / scaled by gamma.
+  bool center = ctx.attrs().GetBool("center"), scale = ctx.attrs().GetBool("scale");
   std::vector<ir::Expr> extents;
   for (int a : axes) extents.push_back(x.shape()[a]);
   Moments m = ComputeMoments(
@@ -189,9 +191,9 @@ Expr LayerNorm(LegalizeContext& ctx) {
       [&](const std::vector<ir::Var>& i) {
         std::vector<ir::Expr> idx = AsExprs(i), param;
         for (int a : given) param.push_back(idx[a]);
-        ir::Expr v =
-            Normalized(x(idx), m, Without(idx, axes), acc, eps) * CastTo(acc, gamma(param)) +
-            CastTo(acc, beta(param));
+        ir::Expr v = Normalized(x(idx), m, Without(idx, axes), acc, eps);
+        if (scale) v = v * CastTo(acc, gamma(param));
+        if (center) v = v + CastTo(acc, beta(param));
         return CastTo(dtype, v);
       },
       "T_layer_norm", AxisNames(x.ndim(), "ax"));
@@ -254,6 +256,8 @@ Expr GroupNorm(LegalizeContext& ctx) {
   for (int d : spatial) extents.push_back(x.shape()[d]);
   DataType dtype = x.dtype(), acc = AccumulatorDType(dtype);
   double eps = ctx.attrs().GetFloat("epsilon");
+  // TVM's center/scale: without them the result is not shifted by beta / scaled by gamma.
+  bool center = ctx.attrs().GetBool("center"), scale = ctx.attrs().GetBool("scale");
   Moments m = ComputeMoments(
       kept_shape, extents,
       [&](const std::vector<ir::Expr>& kept, const std::vector<ir::Expr>& r) {
@@ -270,8 +274,9 @@ Expr GroupNorm(LegalizeContext& ctx) {
         std::vector<ir::Expr> idx = AsExprs(i), kept;
         if (has_batch) kept.push_back(idx[0]);
         kept.push_back(ir::FloorDiv(idx[channel], per_group));
-        ir::Expr v = Normalized(x(idx), m, kept, acc, eps) * CastTo(acc, gamma(idx[channel])) +
-                     CastTo(acc, beta(idx[channel]));
+        ir::Expr v = Normalized(x(idx), m, kept, acc, eps);
+        if (scale) v = v * CastTo(acc, gamma(idx[channel]));
+        if (center) v = v + CastTo(acc, beta(idx[channel]));
         return CastTo(dtype, v);
       },
       "T_group_norm", AxisNames(x.ndim(), "ax"));
@@ -285,12 +290,17 @@ Expr BatchNorm(LegalizeContext& ctx) {
   Tensor mean = ctx.Input(3), var = ctx.Input(4);
   int axis = NormalizeAxis(ctx, ctx.attrs().GetInt("axis"), static_cast<int>(x.ndim()));
   double eps = ctx.attrs().GetFloat("epsilon");
+  // TVM's center/scale: without them the result is not shifted by beta / scaled by gamma.
+  bool center = ctx.attrs().GetBool("center"), scale = ctx.attrs().GetBool("scale");
   DataType dtype = x.dtype();
   Tensor out = compute::Compute(
       x.shape(),
       [&](const std::vector<ir::Var>& i) {
         ir::Var c = i[axis];
-        return (x(i) - mean(c)) / compute::Sqrt(var(c) + Const(dtype, eps)) * gamma(c) + beta(c);
+        ir::Expr v = (x(i) - mean(c)) / compute::Sqrt(var(c) + Const(dtype, eps));
+        if (scale) v = v * gamma(c);
+        if (center) v = v + beta(c);
+        return v;
       },
       "T_batch_norm", AxisNames(x.ndim(), "ax"));
   Expr normalized =

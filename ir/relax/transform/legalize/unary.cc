@@ -126,7 +126,7 @@ void AddUnaryRules(RuleTable& r) {
   r["nn.silu"] = Rule("silu", [](const ir::Expr& x, DataType) { return x * compute::Sigmoid(x); });
   r["nn.relu"] =
       Rule("relu", [](const ir::Expr& x, DataType t) { return ir::Max(x, Const(t, 0)); });
-  r["nn.leaky_relu"] = LeakyRelu;
+  r["nn.leakyrelu"] = LeakyRelu;
   r["logical_not"] = Rule("logical_not", [](const ir::Expr& x, DataType) { return !x; });
   r["clip"] = Clip;
   r["astype"] = Astype;

@@ -183,7 +183,44 @@ TEST(RelaxParseError, CallTirArgumentCountIsCheckedAgainstThePrimFunc) {
 
 TEST(RelaxParseError, CallTirWithoutOutSinfo) {
   ExpectError(Edit(", out_sinfo=R.Tensor((n, 4), \"float32\"))", ")"), "call_tir",
-              "R.call_tir needs out_sinfo=");
+              "R.call_tir needs out_ty=... (out_sinfo= before TVM 0.24)");
+}
+
+TEST(RelaxParseError, CallTirWithOutTyAndOutSinfo) {
+  ExpectError(
+      Edit(", out_sinfo=R.Tensor((n, 4), \"float32\"))",
+           ", out_sinfo=R.Tensor((n, 4), \"float32\"), out_ty=R.Tensor((n, 4), \"float32\"))"),
+      "call_tir", "R.call_tir takes one of out_ty= (TVM 0.24+) and out_sinfo= (older TVM)");
+}
+
+TEST(RelaxParseError, TypeVarDeclarations) {
+  ExpectError("m = TypeVar(\"n\")\n" + std::string(kBase), "\"n\"",
+              "TypeVar(\"n\") is bound to 'm': the names must agree");
+  ExpectError("m = T.float32()\n" + std::string(kBase), "float32",
+              "a symbolic variable above the module is an integer (T.int64() or TypeVar)");
+}
+
+TEST(RelaxParseError, MetadataReferences) {
+  const std::string section =
+      "metadata = tvm.ir.load_json('{\"root_index\": 2, \"nodes\": [{\"type\": \"ffi.String\", "
+      "\"data\": \"ir.GenericConst\"}, {\"type\": \"ffi.Array\", \"data\": []}, {\"type\": "
+      "\"ffi.Map\", \"data\": [0, 1]}]}')\n";
+  std::string uses_legacy =
+      Edit("lv = R.add(x, y)", "lv = R.add(x, metadata[\"relax.expr.Constant\"][0])");
+  ExpectError(uses_legacy, "metadata",
+              "metadata[...] refers to the metadata section, but the text has none");
+  ExpectError(section + uses_legacy, "\"relax.expr.Constant\"",
+              "the metadata section has no \"relax.expr.Constant\" objects (it has "
+              "\"ir.GenericConst\")");
+  std::string uses_generic =
+      Edit("lv = R.add(x, y)", "lv = R.add(x, metadata[\"ir.GenericConst\"][0])");
+  ExpectError(section + uses_generic, "0]",
+              "metadata index 0 is out of range: the section holds 0 \"ir.GenericConst\" constants",
+              ErrorKind::kParse, "GenericConst");
+  // Errors inside the section are placed at its string and name the graph's node.
+  ExpectError("metadata = tvm.ir.load_json(\"{\\\"root_index\\\": 4, \\\"nodes\\\": []}\")\n" +
+                  std::string(kBase),
+              "\"{", "metadata: root 4 is not a node index");
 }
 
 TEST(RelaxParseError, CallOfAPrimFuncAsARelaxFunction) {

@@ -318,14 +318,14 @@ TEST(RelaxParser, FreshNamesAvoidNamesOfTheText) {
 TEST(RelaxParser, ProjectionsMatchCastsAndReturnedCallsAreNormalized) {
   IRModule m = ParseModule(Module(R"(    @R.function
     def main(x: R.Tensor((4, 6), "float32")):
-        z = R.split(x, sections=2, axis=1)[0]
+        z = R.split(x, indices_or_sections=2, axis=1)[0]
         w = R.match_cast(R.exp(R.log(z)), R.Tensor((4, 3), "float32"))
         return R.add(w, z)
 )"));
   EXPECT_NO_THROW(CheckWellFormed(m));
   std::vector<std::string> lines = BindingLines(m);
   ASSERT_EQ(lines.size(), 4u) << PrintModule(m);
-  EXPECT_EQ(lines[0], "gv = R.split(x, sections=2, indices=None, axis=1)");
+  EXPECT_EQ(lines[0], "gv = R.split(x, indices_or_sections=2, axis=1)");
   // The value of a match_cast may stay a call (as a binding's value); its argument may not.
   EXPECT_EQ(lines[1], "gv1 = R.log(z)");
   EXPECT_EQ(lines[2], "w = R.match_cast(R.exp(gv1), R.Tensor((4, 3), dtype=\"float32\"))");
@@ -333,6 +333,77 @@ TEST(RelaxParser, ProjectionsMatchCastsAndReturnedCallsAreNormalized) {
   const auto* seq = Main(m).body.as<SeqExprNode>();
   EXPECT_TRUE(seq->body.same_as(seq->blocks.back().bindings.back().var));
   EXPECT_TRUE(seq->blocks[0].bindings[3].is_match_cast());
+}
+
+// TVM 0.24+ declares shape variables above the module, `n = TypeVar("n")` (int64) or
+// `n = T.int32()`; each function that names one has its own variable, from its first use.
+TEST(RelaxParser, SymbolicVariablesDeclaredAboveTheModule) {
+  IRModule m = ParseModule(R"(# from typing import TypeVar
+n = TypeVar("n")
+m = T.int32()
+@I.ir_module
+class Module:
+    @R.function
+    def forward(x: R.Tensor((n, 4), dtype="float32"), y: R.Tensor((m,), "float32")) -> R.Tensor((n, 4), dtype="float32"):
+        z: R.Tensor((n, 4), dtype="float32") = R.add(x, x)
+        return z
+
+    @R.function
+    def other(x: R.Tensor((n,), dtype="float32")) -> R.Tensor((n,), dtype="float32"):
+        return x
+)");
+  const FunctionNode& f = *m.LookupFunction("forward")->get();
+  std::vector<PrimVar> x_vars = SymbolicVars(f.params[0].struct_info());
+  std::vector<PrimVar> y_vars = SymbolicVars(f.params[1].struct_info());
+  ASSERT_EQ(x_vars.size(), 1u);
+  ASSERT_EQ(y_vars.size(), 1u);
+  EXPECT_EQ(x_vars[0].dtype(), DataType::Int(64));
+  EXPECT_EQ(y_vars[0].dtype(), DataType::Int(32));
+  std::vector<PrimVar> other =
+      SymbolicVars(m.LookupFunction("other")->get()->params[0].struct_info());
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_FALSE(other[0].same_as(x_vars[0]));
+}
+
+TEST(RelaxParser, CallTirOutputsAsOutTyOrOutSinfo) {
+  const char* kernel = R"(    @T.prim_func(private=True)
+    def copy(A: T.Buffer((T.int64(4),), "float32"), B: T.Buffer((T.int64(4),), "float32")):
+        for i in range(T.int64(4)):
+            with T.block("B"):
+                vi = T.axis.spatial(T.int64(4), i)
+                B[vi] = A[vi]
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        cls = Module
+)";
+  IRModule a = ParseModule(Module(std::string(kernel) +
+                                  "        y = R.call_tir(cls.copy, (x,), out_ty=R.Tensor((4,), "
+                                  "\"float32\"))\n        return y\n"));
+  IRModule b = ParseModule(Module(std::string(kernel) +
+                                  "        y = R.call_tir(cls.copy, (x,), out_sinfo=R.Tensor((4,), "
+                                  "\"float32\"))\n        return y\n"));
+  EXPECT_TRUE(StructuralEqual(a, b));
+}
+
+TEST(RelaxParser, MetadataOfBothTvmKinds) {
+  // A module may come with TVM's metadata section above it; references name its kind.
+  std::string text = testing::ReadText(testing::CorpusDir() / "tvm027_meta.relax");
+  IRModule m = ParseModule(text, "tvm027_meta.relax");
+  const FunctionNode& f = *m.LookupFunction("forward")->get();
+  const auto* seq = f.body.as<SeqExprNode>();
+  const auto* add = seq->blocks[0].bindings[1].value.as<CallNode>();
+  ASSERT_NE(add, nullptr);
+  const auto* c = add->args[1].as<ConstantNode>();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->data.GetDouble(0), 0.5);
+  EXPECT_EQ(c->data.GetDouble(2), 2.0);
+  // The TVM attributes of the calls are read as TVM wrote them.
+  const auto* norm = seq->blocks[0].bindings[2].value.as<CallNode>();
+  EXPECT_FALSE(norm->attrs.GetBool("scale"));
+  EXPECT_TRUE(norm->attrs.GetBool("center"));
+  const auto* take = seq->blocks[0].bindings[3].value.as<CallNode>();
+  EXPECT_EQ(take->attrs.GetString("mode"), "clip");
 }
 
 }  // namespace

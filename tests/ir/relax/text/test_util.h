@@ -64,7 +64,20 @@ inline const Expr& FirstBoundValue(const Function& f) {
 
 // Prints `module`, parses the text back, and checks that the result is structurally equal,
 // has the same functions in the same order, and prints to the same text. Returns the text.
+// The other dialect (TVM up to 0.23 against 0.24+) is checked the same way.
+inline std::string ExpectRoundTripInDialect(const IRModule& module, const PrintOptions& options);
 inline std::string ExpectRoundTrip(const IRModule& module, const PrintOptions& options = {}) {
+  PrintOptions other = options;
+  other.dialect = options.dialect == ir::TirDialect::kTvm024 ? ir::TirDialect::kTvm023
+                                                             : ir::TirDialect::kTvm024;
+  {
+    SCOPED_TRACE(std::string("dialect ") + std::string(ir::TirDialectName(other.dialect)));
+    ExpectRoundTripInDialect(module, other);
+  }
+  return ExpectRoundTripInDialect(module, options);
+}
+
+inline std::string ExpectRoundTripInDialect(const IRModule& module, const PrintOptions& options) {
   std::string printed = PrintModule(module, options);
   IRModule parsed;
   try {

@@ -82,7 +82,7 @@ IRModule ConvBatchNormRelu() {
       "nn.batch_norm",
       {b, Constant(HostTensor::Random(kF32, {4}, 3)), Constant(HostTensor::Random(kF32, {4}, 4)),
        Constant(HostTensor::Random(kF32, {4}, 5)), PositiveConstant(4, 6)},
-      Attrs().Set("epsilon", 1e-3)));
+      Attrs().Set("epsilon", 1e-3).Set("training", false)));
   Var y = bb.Emit(TupleGetItem(bn, 0));
   Var out = bb.EmitOutput(Call("nn.relu", {y}));
   bb.EndDataflow();
@@ -129,7 +129,7 @@ IRModule BatchNormWithParameters(std::vector<PrimExpr> shape, int axis) {
   bb.BeginFunction("main", params);
   bb.BeginDataflow();
   Var bn = bb.Emit(Call("nn.batch_norm", {params[0], params[1], params[2], params[3], params[4]},
-                        Attrs().Set("axis", axis)));
+                        Attrs().Set("axis", axis).Set("training", false)));
   Var out = bb.EmitOutput(TupleGetItem(bn, 0));
   bb.EndDataflow();
   bb.EndFunction(out);
@@ -168,11 +168,12 @@ TEST(DecomposeOpsTest, ATupleReadWholeStaysBound) {
   BlockBuilder bb;
   bb.BeginFunction("main", {x});
   bb.BeginDataflow();
-  Var bn = bb.EmitOutput(
-      Call("nn.batch_norm", {x, Constant(HostTensor::Random(kF32, {3}, 1)),
-                             Constant(HostTensor::Random(kF32, {3}, 2)),
-                             Constant(HostTensor::Random(kF32, {3}, 3)), PositiveConstant(3, 4)}),
-      "bn");
+  Var bn = bb.EmitOutput(Call("nn.batch_norm",
+                              {x, Constant(HostTensor::Random(kF32, {3}, 1)),
+                               Constant(HostTensor::Random(kF32, {3}, 2)),
+                               Constant(HostTensor::Random(kF32, {3}, 3)), PositiveConstant(3, 4)},
+                              Attrs().Set("training", false)),
+                         "bn");
   bb.EndDataflow();
   Var y = bb.Emit(TupleGetItem(bn, 0), "y");
   bb.EndFunction(Tuple({bn, y}));

@@ -244,7 +244,7 @@ TEST(FuseOpsTest, SplitFieldsJoinTheGroupOfTheSplit) {
   // so exp and split fuse and the projections join them, one result per half.
   IRModule before = LegalizedText(R"(
             e = R.exp(x)
-            s = R.split(e, sections=2, axis=1)
+            s = R.split(e, indices_or_sections=2, axis=1)
             a = s[0]
             b = s[1]
             ra = R.nn.relu(a)
@@ -268,7 +268,7 @@ TEST(FuseOpsTest, SplitFieldsJoinTheGroupOfTheSplit) {
 TEST(FuseOpsTest, SplitFieldsFuseIntoTheirCommonConsumer) {
   // A gated unit: both halves meet again, so split, sigmoid and multiply are one kernel.
   IRModule before = LegalizedText(R"(
-            s = R.split(x, sections=2, axis=1)
+            s = R.split(x, indices_or_sections=2, axis=1)
             a = s[0]
             b = s[1]
             g = R.sigmoid(b)
@@ -285,7 +285,7 @@ TEST(FuseOpsTest, SplitTupleUsedWholeLeavesItsGroupFieldByField) {
   // group of exp and split, which returns both halves and rebuilds s from them.
   IRModule before = LegalizedText(R"(
             e = R.exp(x)
-            s = R.split(e, sections=2, axis=1)
+            s = R.split(e, indices_or_sections=2, axis=1)
             a = s[0]
             ra = R.nn.relu(a)
             b = s[1]

@@ -90,7 +90,7 @@ Model Gpt(int layers) {
     last_axis.Set("axes", {-1});
     Var ln = op("nn.layer_norm", {h, p.g1, p.b1}, last_axis);
     Var qkv = op("linear", {ln, p.w_qkv, p.b_qkv});
-    Var parts = op("split", {qkv}, Attrs().Set("sections", 3).Set("axis", 2));
+    Var parts = op("split", {qkv}, Attrs().Set("indices_or_sections", 3).Set("axis", 2));
     auto heads = [&](int i, std::vector<int64_t> perm) {
       Var t = bb.Emit(TupleGetItem(parts, i));
       Var r = op("reshape", {t, ShapeExpr({1, seq, 2, 8})});

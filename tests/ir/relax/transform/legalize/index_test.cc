@@ -3,6 +3,8 @@
 // indices) and gather_elements, against python-slicing and gather references.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/ir/relax/transform/legalize/legalize_test_util.h"
 
 namespace kiln::ir::relax::legalize_test {
@@ -107,6 +109,31 @@ TEST(LegalizeIndex, Take) {
       });
       ExpectClose(expected, out.tensor());
     }
+  }
+}
+
+// TVM's take modes on indices outside the axis: "clip" clamps (a negative index to 0), "wrap"
+// takes the index modulo the axis.
+TEST(LegalizeIndex, TakeClipAndWrapModes) {
+  for (const char* mode : {"clip", "wrap"}) {
+    SCOPED_TRACE(mode);
+    IRModule m =
+        OpModule({TensorParam("x", {5, 3}), TensorParam("i", {6}, DataType::Int(64))},
+                 [&](const std::vector<Var>& p) {
+                   return Call("take", {p[0], p[1]}, Attrs().Set("axis", 0).Set("mode", mode));
+                 });
+    IRModule legal = LegalizeChecked(m);
+    HostTensor x = Random(kF32, {5, 3}, 2), idx(DataType::Int(64), {6});
+    const int64_t indices[] = {-7, -1, 0, 4, 5, 12};
+    for (int64_t k = 0; k < 6; ++k) idx.SetInt(k, indices[k]);
+    Value out = RunMain(legal, {x, idx});
+    HostTensor expected(kF32, {6, 3});
+    for (int64_t k = 0; k < 6; ++k) {
+      int64_t j = indices[k];
+      int64_t row = std::string(mode) == "clip" ? std::clamp<int64_t>(j, 0, 4) : ((j % 5) + 5) % 5;
+      for (int64_t c = 0; c < 3; ++c) expected.SetDouble(k * 3 + c, At(x, {row, c}));
+    }
+    ExpectClose(expected, out.tensor());
   }
 }
 

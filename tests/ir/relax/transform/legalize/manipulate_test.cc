@@ -159,12 +159,12 @@ void CheckSplitParts(const HostTensor& x, const Value& out, const std::vector<in
 
 TEST(LegalizeManipulate, SplitIsOneKernelWithAnOutputPerPart) {
   auto [x, out] = RunUnary({2, 7}, {2, 7}, [](const Var& v) {
-    return Call("split", {v}, Attrs().Set("indices", {2, 3}).Set("axis", 1));
+    return Call("split", {v}, Attrs().Set("indices_or_sections", {2, 3}).Set("axis", 1));
   });
   CheckSplitParts(x, out, {0, 2, 3, 7});
   PrimVar n = SymbolicDim("n");
   IRModule m = OpModule({TensorParam("x", {2, n})}, [](const std::vector<Var>& p) {
-    return Call("split", {p[0]}, Attrs().Set("sections", 3).Set("axis", 1));
+    return Call("split", {p[0]}, Attrs().Set("indices_or_sections", 3).Set("axis", 1));
   });
   IRModule legal = LegalizeChecked(m);
   ASSERT_EQ(PrimFuncNames(legal), std::vector<std::string>{"split"});

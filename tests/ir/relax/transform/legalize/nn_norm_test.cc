@@ -1,6 +1,6 @@
 // softmax / log_softmax on any axis (and their stability on large inputs), layer_norm over one
 // and several axes, rms_norm, group_norm (NCHW and channels-last), batch_norm in inference,
-// float16 inputs, against references in double.
+// float16 inputs, TVM's center=False / scale=False, against references in double.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -104,7 +104,9 @@ HostTensor RefNorm(const HostTensor& x, const std::vector<int>& axes, double eps
 }
 
 void CheckLayerNorm(std::vector<PrimExpr> dims, const Shape& shape, std::vector<int64_t> axes,
-                    DataType dtype = kF32) {
+                    DataType dtype = kF32, bool center = true, bool scale = true) {
+  SCOPED_TRACE(std::string("center=") + (center ? "True" : "False") +
+               " scale=" + (scale ? "True" : "False"));
   int nd = static_cast<int>(shape.size());
   std::vector<int> norm;
   Shape param_shape;
@@ -119,7 +121,11 @@ void CheckLayerNorm(std::vector<PrimExpr> dims, const Shape& shape, std::vector<
                          TensorParam("beta", param_dims, dtype)},
                         [&](const std::vector<Var>& p) {
                           return Call("nn.layer_norm", {p[0], p[1], p[2]},
-                                      Attrs().Set("axes", axes).Set("epsilon", 1e-3));
+                                      Attrs()
+                                          .Set("axes", axes)
+                                          .Set("epsilon", 1e-3)
+                                          .Set("center", center)
+                                          .Set("scale", scale));
                         });
   IRModule legal = LegalizeChecked(m);
   HostTensor x = Random(dtype, shape, 1, -2, 3), g = Random(dtype, param_shape, 2),
@@ -130,7 +136,7 @@ void CheckLayerNorm(std::vector<PrimExpr> dims, const Shape& shape, std::vector<
   HostTensor expected = RefNorm(x, sorted, 1e-3, false, [&](const Index& i, double v) {
     Index p;
     for (int a : norm) p.push_back(i[a]);
-    return v * At(g, p) + At(b, p);
+    return v * (scale ? At(g, p) : 1.0) + (center ? At(b, p) : 0.0);
   });
   ExpectClose(expected, out.tensor());
 }
@@ -142,6 +148,10 @@ TEST(LegalizeNorm, LayerNorm) {
   // Axes given out of order: gamma follows the order given.
   CheckLayerNorm({2, 3, 4}, {2, 3, 4}, {2, 1});
   CheckLayerNorm({4, 16}, {4, 16}, {-1}, kF16);
+  // TVM's center and scale: without them beta is not added, gamma not multiplied.
+  CheckLayerNorm({n, 8}, {3, 8}, {-1}, kF32, false, true);
+  CheckLayerNorm({n, 8}, {3, 8}, {-1}, kF32, true, false);
+  CheckLayerNorm({2, n, 4}, {2, 3, 4}, {-2, -1}, kF32, false, false);
 }
 
 TEST(LegalizeNorm, RmsNorm) {
@@ -161,17 +171,20 @@ TEST(LegalizeNorm, RmsNorm) {
 }
 
 void CheckGroupNorm(std::vector<PrimExpr> dims, const Shape& shape, int64_t groups,
-                    int64_t channel_axis) {
+                    int64_t channel_axis, bool center = true, bool scale = true) {
   int nd = static_cast<int>(shape.size());
   int c_axis = static_cast<int>(channel_axis < 0 ? channel_axis + nd : channel_axis);
   int64_t channels = shape[c_axis];
-  IRModule m =
-      OpModule({TensorParam("x", dims), TensorParam("gamma", {DimConst(channels)}),
-                TensorParam("beta", {DimConst(channels)})},
-               [&](const std::vector<Var>& p) {
-                 return Call("nn.group_norm", {p[0], p[1], p[2]},
-                             Attrs().Set("num_groups", groups).Set("channel_axis", channel_axis));
-               });
+  IRModule m = OpModule({TensorParam("x", dims), TensorParam("gamma", {DimConst(channels)}),
+                         TensorParam("beta", {DimConst(channels)})},
+                        [&](const std::vector<Var>& p) {
+                          return Call("nn.group_norm", {p[0], p[1], p[2]},
+                                      Attrs()
+                                          .Set("num_groups", groups)
+                                          .Set("channel_axis", channel_axis)
+                                          .Set("center", center)
+                                          .Set("scale", scale));
+                        });
   IRModule legal = LegalizeChecked(m);
   HostTensor x = Random(kF32, shape, 6), g = Random(kF32, {channels}, 7),
              b = Random(kF32, {channels}, 8);
@@ -193,7 +206,8 @@ void CheckGroupNorm(std::vector<PrimExpr> dims, const Shape& shape, int64_t grou
       var /= members.size();
       for (const Index& i : members) {
         double v = (At(x, i) - mean) / std::sqrt(var + 1e-5);
-        SetAt(expected, i, v * At(g, {i[c_axis]}) + At(b, {i[c_axis]}));
+        SetAt(expected, i,
+              v * (scale ? At(g, {i[c_axis]}) : 1.0) + (center ? At(b, {i[c_axis]}) : 0.0));
       }
     }
   }
@@ -205,16 +219,26 @@ TEST(LegalizeNorm, GroupNorm) {
   CheckGroupNorm({2, 6, h, 3}, {2, 6, 4, 3}, 3, 1);
   CheckGroupNorm({2, 5, 4}, {2, 5, 4}, 2, -1);  // channels last
   CheckGroupNorm({4, 6}, {4, 6}, 2, 0);         // channels first: no batch axis
+  CheckGroupNorm({2, 6, h, 3}, {2, 6, 4, 3}, 3, 1, false, true);
+  CheckGroupNorm({2, 6, h, 3}, {2, 6, 4, 3}, 3, 1, true, false);
 }
 
-TEST(LegalizeNorm, BatchNormInference) {
+class BatchNormAffine : public ::testing::TestWithParam<std::pair<bool, bool>> {};
+
+TEST_P(BatchNormAffine, Inference) {
+  auto [center, scale] = GetParam();
   PrimVar n = SymbolicDim("n");
-  IRModule m = OpModule(
-      {TensorParam("x", {n, 3, 2, 2}), TensorParam("gamma", {3}), TensorParam("beta", {3}),
-       TensorParam("mean", {3}), TensorParam("var", {3})},
-      [](const std::vector<Var>& p) {
-        return Call("nn.batch_norm", {p[0], p[1], p[2], p[3], p[4]}, Attrs().Set("epsilon", 1e-3));
-      });
+  IRModule m =
+      OpModule({TensorParam("x", {n, 3, 2, 2}), TensorParam("gamma", {3}), TensorParam("beta", {3}),
+                TensorParam("mean", {3}), TensorParam("var", {3})},
+               [&](const std::vector<Var>& p) {
+                 return Call("nn.batch_norm", {p[0], p[1], p[2], p[3], p[4]},
+                             Attrs()
+                                 .Set("epsilon", 1e-3)
+                                 .Set("training", false)
+                                 .Set("center", center)
+                                 .Set("scale", scale));
+               });
   IRModule legal = LegalizeChecked(m);
   HostTensor x = Random(kF32, {2, 3, 2, 2}, 1), g = Random(kF32, {3}, 2), b = Random(kF32, {3}, 3),
              mean = Random(kF32, {3}, 4), var = Random(kF32, {3}, 5, 0.1, 2);
@@ -224,14 +248,23 @@ TEST(LegalizeNorm, BatchNormInference) {
   ForEachIndex({2, 3, 2, 2}, [&](const Index& i) {
     int64_t c = i[1];
     SetAt(expected, i,
-          (At(x, i) - mean.GetDouble(c)) / std::sqrt(var.GetDouble(c) + 1e-3) * g.GetDouble(c) +
-              b.GetDouble(c));
+          (At(x, i) - mean.GetDouble(c)) / std::sqrt(var.GetDouble(c) + 1e-3) *
+                  (scale ? g.GetDouble(c) : 1.0) +
+              (center ? b.GetDouble(c) : 0.0));
   });
   ExpectClose(expected, out.fields()[0].tensor());
   // The moving statistics pass through.
   ExpectClose(mean, out.fields()[1].tensor());
   ExpectClose(var, out.fields()[2].tensor());
 }
+
+INSTANTIATE_TEST_SUITE_P(CenterScale, BatchNormAffine,
+                         ::testing::Values(std::pair{true, true}, std::pair{false, true},
+                                           std::pair{true, false}, std::pair{false, false}),
+                         [](const ::testing::TestParamInfo<std::pair<bool, bool>>& info) {
+                           return std::string(info.param.first ? "center" : "no_center") + "_" +
+                                  (info.param.second ? "scale" : "no_scale");
+                         });
 
 }  // namespace
 }  // namespace kiln::ir::relax::legalize_test

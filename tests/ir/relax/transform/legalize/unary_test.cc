@@ -80,7 +80,7 @@ std::vector<UnaryCase> Cases() {
       {"nn.gelu_tanh", GeluTanh},
       {"nn.silu", [](double x) { return x * Sigmoid(x); }},
       {"nn.relu", [](double x) { return std::max(x, 0.0); }},
-      {"nn.leaky_relu", [](double x) { return x > 0 ? x : 0.2 * x; }, -2, 2, kF32, kF32,
+      {"nn.leakyrelu", [](double x) { return x > 0 ? x : 0.2 * x; }, -2, 2, kF32, kF32,
        Attrs().Set("alpha", 0.2)},
       {"clip", [](double x) { return std::clamp(x, -0.5, 1.0); }, -2, 2, kF32, kF32,
        Attrs().Set("min", -0.5).Set("max", 1.0)},
