@@ -70,8 +70,10 @@ TEST(Split, RejectsBadFactors) {
         sch.Split(loops[0], {0, std::nullopt});
       },
       ErrorKind::kSchedule, "not positive");
+  // As in TVM, a parallel loop splits into serial loops.
   sch.Parallel(loops[1]);
-  ExpectError([&] { sch.Split(loops[1], {4, 4}); }, ErrorKind::kSchedule, "loop j is parallel");
+  std::vector<LoopRV> parts = sch.Split(loops[1], {4, 4});
+  EXPECT_EQ(sch.Get(parts[0])->for_kind, ir::ForKind::kSerial);
 }
 
 TEST(Fuse, TwoLoops) {
