@@ -95,12 +95,12 @@ CpuMeasurer::CpuMeasurer(MeasureOptions options)
       references_(ReferenceOptionsFor(options_, build_options_)),
       sandbox_(SandboxOptionsFor(options_)) {
   KILN_CHECK(DeviceKindOfTarget(options_.target) == "cpu", ErrorKind::kUnsupported,
-        "the CPU measurer cannot run code of target '" + options_.target + "'");
+             "the CPU measurer cannot run code of target '" + options_.target + "'");
 }
 
 CpuMeasurer::Prepared CpuMeasurer::Prepare(const MeasureCandidate& candidate) {
   KILN_CHECK(candidate.workload.defined() && candidate.scheduled.defined(), ErrorKind::kInternal,
-        "a measure candidate needs both the workload and the scheduled function");
+             "a measure candidate needs both the workload and the scheduled function");
   Prepared p;
   p.details.reference = references_.Get(candidate.workload, candidate.dims, options_.input_seed);
   std::string mismatch =
@@ -159,6 +159,8 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p) {
   for (const ReferenceParam& param : reference.params) request.args.push_back(param.input);
   request.timing = options_.timing;
   request.dump_outputs = !verified;
+  // A SandboxFault (the machinery failed, not the candidate) propagates: no result is made
+  // up for a candidate that was never really run.
   SandboxOutcome outcome = sandbox_.Run(std::move(request));
 
   MeasureResult measured = outcome.measure;
@@ -183,7 +185,7 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p) {
     if (param.input.kind != ArgSpec::Kind::kTensorFile) continue;
     auto it = outcome.outputs.find(static_cast<int>(i));
     KILN_CHECK(it != outcome.outputs.end(), ErrorKind::kInternal,
-          "the sandbox returned no value for parameter " + std::to_string(i));
+               "the sandbox returned no value for parameter " + std::to_string(i));
     auto buffer = candidate.workload->BufferOf(candidate.workload->params[i]);
     names.push_back(buffer ? (*buffer)->name : param.name);
     expected.push_back(param.expected);

@@ -30,7 +30,7 @@ class TempDir {
     const char* base = std::getenv("TMPDIR");
     std::string pattern = std::string(base && *base ? base : "/tmp") + "/kiln-sandbox-XXXXXX";
     KILN_CHECK(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO,
-          "cannot create a temporary directory from " + pattern);
+               "cannot create a temporary directory from " + pattern);
     path_ = pattern;
   }
   ~TempDir() {
@@ -76,7 +76,7 @@ std::string FindSandboxExecutable(const std::string& compiled_in) {
   std::string looked;
   if (const char* env = std::getenv("KILN_SANDBOX"); env && *env) {
     KILN_CHECK(IsExecutable(env), ErrorKind::kIO,
-          std::string("KILN_SANDBOX names ") + env + ", which is not an executable file");
+               std::string("KILN_SANDBOX names ") + env + ", which is not an executable file");
     return env;
   }
   std::error_code ec;
@@ -102,7 +102,7 @@ std::string FindSandboxExecutable(const std::string& compiled_in) {
 SandboxClient::SandboxClient(SandboxOptions options) : options_(std::move(options)) {
   if (options_.sandbox_path.empty()) options_.sandbox_path = FindSandboxExecutable();
   KILN_CHECK(options_.time_limit_s > 0, ErrorKind::kParse,
-        "sandbox time limit must be positive, got " + std::to_string(options_.time_limit_s));
+             "sandbox time limit must be positive, got " + std::to_string(options_.time_limit_s));
 }
 
 SandboxOutcome SandboxClient::Run(SandboxRequest request) const {
@@ -134,7 +134,12 @@ SandboxOutcome SandboxClient::Run(SandboxRequest request) const {
   spawn.time_limit_s = options_.time_limit_s;
   spawn.capture_output = true;
   spawn.max_output_bytes = 256 << 10;
-  ProcessResult run = RunProcess(spawn);
+  ProcessResult run;
+  try {
+    run = RunProcess(spawn);
+  } catch (const Error& e) {
+    throw SandboxFault(e.kind(), std::string("could not start the sandbox: ") + e.what());
+  }
 
   SandboxOutcome outcome;
   outcome.wall_seconds = run.wall_seconds;
@@ -154,14 +159,36 @@ SandboxOutcome SandboxClient::Run(SandboxRequest request) const {
     m.message = WithOutput("sandbox " + what + " crashed: " + run.Describe(), run.output);
     return outcome;
   }
+  if (run.exit_code == kSandboxFaultExitStatus) {
+    throw SandboxFault(
+        ErrorKind::kIO,
+        WithOutput("sandbox " + what + " could not carry out the request (exit " + "status " +
+                       std::to_string(kSandboxFaultExitStatus) +
+                       "): a fault of the measuring machinery, not of the " + "candidate",
+                   run.output));
+  }
   if (run.exit_code != 0) {
     m.error_kind = MeasureErrorKind::kRuntimeError;
     m.message = WithOutput("sandbox " + what + " " + run.Describe(), run.output);
     return outcome;
   }
+  try {
+    ReadResult(request, result_path, out_dir, what, outcome);
+  } catch (const SandboxFault&) {
+    throw;
+  } catch (const Error& e) {
+    throw SandboxFault(e.kind(), e.what());
+  }
+  return outcome;
+}
+
+void SandboxClient::ReadResult(const SandboxRequest& request, const std::string& result_path,
+                               const fs::path& out_dir, const std::string& what,
+                               SandboxOutcome& outcome) {
+  MeasureResult& m = outcome.measure;
   std::error_code ec;
   KILN_CHECK(fs::exists(result_path, ec), ErrorKind::kIO,
-        "sandbox " + what + " exited normally but wrote no result file " + result_path);
+             "sandbox " + what + " exited normally but wrote no result file " + result_path);
   SandboxResult result = ResultFromJson(ReadWholeFile(result_path), result_path);
   m.error_kind = result.error_kind;
   m.message = result.message;
@@ -175,13 +202,12 @@ SandboxOutcome SandboxClient::Run(SandboxRequest request) const {
     // Only files the sandbox was told to write are read back.
     fs::path path = fs::weakly_canonical(out.path, ec);
     KILN_CHECK(!ec && path.parent_path() == fs::weakly_canonical(out_dir), ErrorKind::kParse,
-          result_path + ": output file " + out.path + " is outside " + out_dir.string());
+               result_path + ": output file " + out.path + " is outside " + out_dir.string());
     KILN_CHECK(out.param_index < static_cast<int>(request.args.size()), ErrorKind::kParse,
-          result_path + ": output for parameter " + std::to_string(out.param_index) +
-              ", which the request does not have");
+               result_path + ": output for parameter " + std::to_string(out.param_index) +
+                   ", which the request does not have");
     outcome.outputs[out.param_index] = ReadTensorFile(path.string(), out.dtype, out.shape);
   }
-  return outcome;
 }
 
 }  // namespace kiln::runtime

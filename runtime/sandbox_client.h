@@ -5,14 +5,26 @@
 // kTimeout or kOk; the caller checks the dumped outputs and may set kWrongResult.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "runtime/measure_result.h"
 #include "runtime/sandbox_protocol.h"
+#include "support/error.h"
 
 namespace kiln::runtime {
+
+// A fault of the measuring machinery rather than of the candidate: the runner exited with
+// kSandboxFaultExitStatus (it could not read the request, the arguments did not match the
+// signature, a tensor file could not be written), or its result file is missing or
+// malformed. Callers must not record it as the candidate's result (a database would keep a
+// good schedule as broken); they retry or report the machinery.
+class SandboxFault : public Error {
+ public:
+  SandboxFault(ErrorKind kind, const std::string& message) : Error(kind, message) {}
+};
 
 struct SandboxOptions {
   // Empty: FindSandboxExecutable().
@@ -45,13 +57,18 @@ class SandboxClient {
 
   // Runs `request` in a fresh sandbox. The client fills output_dir, turns in-memory tensor
   // arguments into files, and keeps the build within the wall-clock limit. Throws
-  // kiln::Error(kIO or kParse) when the sandbox cannot be started or its result file is
-  // missing, truncated or malformed: a fault of the machinery, not of the candidate.
+  // SandboxFault (kIO or kParse) when the sandbox cannot be started, exits with
+  // kSandboxFaultExitStatus, or its result file is missing, truncated or malformed: a fault
+  // of the machinery, not of the candidate.
   SandboxOutcome Run(SandboxRequest request) const;
 
   const SandboxOptions& options() const { return options_; }
 
  private:
+  // Fills `outcome` from the result file of a run that exited normally.
+  static void ReadResult(const SandboxRequest& request, const std::string& result_path,
+                         const std::filesystem::path& out_dir, const std::string& what,
+                         SandboxOutcome& outcome);
   SandboxOptions options_;
 };
 

@@ -21,6 +21,12 @@ namespace kiln::runtime {
 
 inline constexpr int kSandboxProtocolVersion = 1;
 
+// The runner's exit status when it could not carry out the request (unreadable or malformed
+// request, arguments that do not match the signature, a tensor file it could not write): a
+// fault of the machinery, which the client reports as such and never charges to the
+// candidate. A candidate's own failures come back in the result file or as a signal.
+inline constexpr int kSandboxFaultExitStatus = 2;
+
 enum class SandboxPhase {
   kBuild,    // compile the source only
   kRunOnce,  // run once on fresh inputs and dump every tensor argument

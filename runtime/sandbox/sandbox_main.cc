@@ -1,7 +1,9 @@
 // kiln-sandbox: builds or runs one candidate kernel in its own process, so that a crash or a
 // hang takes down only this process. Usage: kiln-sandbox REQUEST.json RESULT.json
 // (runtime/sandbox_protocol.h). The result file is written only when the request was carried
-// out, whole or not at all; a crash leaves none, and the client reads the signal instead.
+// out, whole or not at all; a crash leaves none, and the client reads the signal instead. A
+// request it cannot carry out exits with kSandboxFaultExitStatus: the machinery's fault, not
+// the candidate's.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -23,7 +25,7 @@ extern "C" const char* __asan_default_options() {
 int main(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: kiln-sandbox REQUEST.json RESULT.json\n");
-    return 2;
+    return kiln::runtime::kSandboxFaultExitStatus;
   }
   // A crashing candidate should die at once, without writing a core file.
   rlimit no_core{0, 0};
@@ -35,14 +37,14 @@ int main(int argc, char** argv) {
     dup2(null_fd, STDOUT_FILENO);
     close(null_fd);
   }
+  using namespace kiln::runtime;
   try {
-    using namespace kiln::runtime;
     SandboxRequest request = RequestFromJson(ReadWholeFile(argv[1]), argv[1]);
     SandboxResult result = RunSandboxRequest(request);
     WriteFileAtomically(argv[2], ResultToJson(result));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kiln-sandbox: %s\n", e.what());
-    return 2;
+    return kSandboxFaultExitStatus;
   }
   return 0;
 }

@@ -213,10 +213,46 @@ TEST_F(SandboxClientTest, NoResultFileIsAClearError) {
     client.Run(Request(testing::VectorAddSource(), SandboxPhase::kRunOnce,
                        testing::VectorAddSignature(), VaddArgs()));
     FAIL() << "expected an error";
-  } catch (const Error& e) {
+  } catch (const SandboxFault& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kIO);
     EXPECT_NE(std::string(e.what()).find("wrote no result file"), std::string::npos) << e.what();
   }
+}
+
+// The runner's own failures (exit status kSandboxFaultExitStatus) are the machinery's: the
+// client throws SandboxFault and makes up no result, so no candidate is charged with them.
+TEST_F(SandboxClientTest, ArgumentMismatchIsAMachineryFaultNotARuntimeError) {
+  std::vector<ArgSpec> too_few = VaddArgs();
+  too_few.pop_back();
+  try {
+    SandboxOutcome out = client_.Run(Request(testing::VectorAddSource(), SandboxPhase::kRunOnce,
+                                             testing::VectorAddSignature(), too_few));
+    FAIL() << "expected a SandboxFault, got " << MeasureErrorKindName(out.measure.error_kind)
+           << ": " << out.measure.message;
+  } catch (const SandboxFault& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kIO);
+    EXPECT_NE(std::string(e.what()).find("not of the candidate"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(SandboxClientTest, ABrokenRunnerIsAMachineryFault) {
+  std::string runner = dir_.Sub("broken-sandbox.sh");
+  std::ofstream(runner) << "#!/bin/sh\necho 'cannot write tensor file' >&2\nexit 2\n";
+  ASSERT_EQ(chmod(runner.c_str(), 0700), 0);
+  SandboxClient client({.sandbox_path = runner, .time_limit_s = 10});
+  try {
+    client.Run(Request(testing::VectorAddSource(), SandboxPhase::kRunOnce,
+                       testing::VectorAddSignature(), VaddArgs()));
+    FAIL() << "expected a SandboxFault";
+  } catch (const SandboxFault& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write tensor file"), std::string::npos)
+        << e.what();
+  }
+  // Any other non-zero status is the candidate's (a kernel that exits).
+  std::ofstream(runner) << "#!/bin/sh\nexit 3\n";
+  SandboxOutcome out = client.Run(Request(testing::VectorAddSource(), SandboxPhase::kRunOnce,
+                                          testing::VectorAddSignature(), VaddArgs()));
+  EXPECT_EQ(out.measure.error_kind, MeasureErrorKind::kRuntimeError);
 }
 
 TEST(SandboxLocationTest, EnvironmentVariableWins) {
