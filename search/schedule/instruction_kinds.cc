@@ -1,6 +1,7 @@
 // The table of instruction kinds: for each primitive, the shape of its instruction, how to
 // replay it on a Schedule and how to print it as a line of a Python-like schedule script.
 #include <algorithm>
+#include <utility>
 
 #include "search/schedule/instruction.h"
 #include "search/schedule/schedule.h"
@@ -69,11 +70,41 @@ Inputs ApplyLoop(Schedule& sch, const Inputs& in, const json&, const Decision&) 
   return {};
 }
 
+// TVM's insertion index of compute_at / reverse_compute_at: -1 puts the block at the first
+// position its dependences allow, -2 at the last, k >= 0 as the k-th child of the loop.
+// Kiln's primitives place it at the first.
+constexpr int64_t kInsertFirst = -1;
+
+void CheckInsertionIndex(const char* what, const json& index) {
+  int64_t value = index.get<int64_t>();
+  KILN_CHECK(value == kInsertFirst, ErrorKind::kSchedule,
+             std::string(what) + ": insertion index " + std::to_string(value) +
+                 " is not supported; Kiln places the block at the first position its "
+                 "dependences allow (index -1)");
+}
+
+std::string IndexText(const json& index) {
+  return index.get<int64_t>() == kInsertFirst ? "" : ", index=" + index.dump();
+}
+
+// TVM's consumer_blocks of cache_read / cache_write: the consumers that use the cache. Empty
+// means all of them, which is what Kiln's primitives do; a choice of some is not supported.
+void CheckAllConsumers(const char* what, const InstArg& consumers) {
+  KILN_CHECK(consumers.items.empty(), ErrorKind::kSchedule,
+             std::string(what) + ": a list of " + std::to_string(consumers.items.size()) +
+                 " consumer blocks is not supported; Kiln redirects every consumer "
+                 "(consumer_blocks=[])");
+}
+
+std::string ConsumersText(const std::string& text) {
+  return text == "[]" ? "" : ", consumer_blocks=" + text;
+}
+
 #define KILN_PRINTER(py_name) \
   [](const Texts& in, const json&, const Decision&) { return "sch." py_name "(" + Join(in) + ")"; }
 
 const std::vector<InstructionKind> kKinds = {
-    {"GetBlock", "", "ss", "B", false,
+    {"GetSBlock", "", "ss", "B", false,
      [](Schedule& sch, const Inputs&, const json& a, const Decision&) -> Inputs {
        return {InstArg::Of(sch.GetBlock(a[0].get<std::string>()))};
      },
@@ -209,22 +240,25 @@ const std::vector<InstructionKind> kKinds = {
      [](const Texts& in, const json&, const Decision& d) {
        return WithDecision("sch.sample_compute_location(" + in[0], d);
      }},
-    {"ComputeAt", "BL", "b", "", false,
+    {"ComputeAt", "BL", "bi", "", false,
      [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       CheckInsertionIndex("compute_at", a[1]);
        sch.ComputeAt(in[0].block(), in[1].loop(), a[0].get<bool>());
        return {};
      },
      [](const Texts& in, const json& a, const Decision&) {
-       return "sch.compute_at(" + in[0] + ", " + in[1] + ", preserve_unit_loops=" + Py(a[0]) + ")";
+       return "sch.compute_at(" + in[0] + ", " + in[1] + ", preserve_unit_loops=" + Py(a[0]) +
+              IndexText(a[1]) + ")";
      }},
-    {"ReverseComputeAt", "BL", "b", "", false,
+    {"ReverseComputeAt", "BL", "bi", "", false,
      [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       CheckInsertionIndex("reverse_compute_at", a[1]);
        sch.ReverseComputeAt(in[0].block(), in[1].loop(), a[0].get<bool>());
        return {};
      },
      [](const Texts& in, const json& a, const Decision&) {
        return "sch.reverse_compute_at(" + in[0] + ", " + in[1] +
-              ", preserve_unit_loops=" + Py(a[0]) + ")";
+              ", preserve_unit_loops=" + Py(a[0]) + IndexText(a[1]) + ")";
      }},
     {"ComputeInline", "B", "", "", false,
      [](Schedule& sch, const Inputs& in, const json&, const Decision&) -> Inputs {
@@ -238,22 +272,24 @@ const std::vector<InstructionKind> kKinds = {
        return {};
      },
      KILN_PRINTER("reverse_compute_inline")},
-    {"CacheRead", "B", "is", "B", false,
+    {"CacheRead", "BK", "is", "B", false,
      [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       CheckAllConsumers("cache_read", in[1]);
        return {InstArg::Of(sch.CacheRead(in[0].block(), a[0].get<int>(), a[1].get<std::string>()))};
      },
      [](const Texts& in, const json& a, const Decision&) {
        return "sch.cache_read(" + in[0] + ", read_buffer_index=" + a[0].dump() +
-              ", storage_scope=" + a[1].dump() + ")";
+              ", storage_scope=" + a[1].dump() + ConsumersText(in[1]) + ")";
      }},
-    {"CacheWrite", "B", "is", "B", false,
+    {"CacheWrite", "BK", "is", "B", false,
      [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
+       CheckAllConsumers("cache_write", in[1]);
        return {
            InstArg::Of(sch.CacheWrite(in[0].block(), a[0].get<int>(), a[1].get<std::string>()))};
      },
      [](const Texts& in, const json& a, const Decision&) {
        return "sch.cache_write(" + in[0] + ", write_buffer_index=" + a[0].dump() +
-              ", storage_scope=" + a[1].dump() + ")";
+              ", storage_scope=" + a[1].dump() + ConsumersText(in[1]) + ")";
      }},
     {"SetScope", "B", "is", "", false,
      [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
@@ -278,8 +314,8 @@ const std::vector<InstructionKind> kKinds = {
      [](Schedule& sch, const Inputs& in, const json& a, const Decision&) -> Inputs {
        int64_t type = a[1].get<int64_t>();
        KILN_CHECK(type == 0 || type == 1, ErrorKind::kSchedule,
-             "transform_layout: buffer index type " + std::to_string(type) +
-                 " is neither 0 (read) nor 1 (write)");
+                  "transform_layout: buffer index type " + std::to_string(type) +
+                      " is neither 0 (read) nor 1 (write)");
        sch.TransformLayout(in[0].block(), a[0].get<int>(),
                            type == 1 ? BufferIndexType::kWrite : BufferIndexType::kRead,
                            IndexMap::Parse(a[2].get<std::string>()));
@@ -302,6 +338,16 @@ const std::vector<InstructionKind> kKinds = {
        return {InstArg::Of(sch.DecomposeReduction(in[0].block(), in[1].loop()))};
      },
      KILN_PRINTER("decompose_reduction")},
+    // Marks where the design space ends and the postprocessors' instructions begin; replay
+    // has nothing to do.
+    {"EnterPostproc", "", "", "", false,
+     [](Schedule&, const Inputs&, const json&, const Decision&) -> Inputs { return {}; },
+     KILN_PRINTER("enter_postproc")},
+};
+
+// Names older TVM versions gave a kind: read, never written.
+constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+    {"GetBlock", "GetSBlock"},
 };
 
 #undef KILN_PRINTER
@@ -311,10 +357,29 @@ const std::vector<InstructionKind> kKinds = {
 const std::vector<InstructionKind>& InstructionKinds() { return kKinds; }
 
 const InstructionKind* LookupInstructionKind(std::string_view name) {
+  for (const auto& [alias, current] : kAliases) {
+    if (alias == name) name = current;
+  }
   for (const InstructionKind& kind : kKinds) {
     if (kind.name == name) return &kind;
   }
   return nullptr;
+}
+
+void NormalizeInstruction(Instruction& inst) {
+  const InstructionKind* kind = LookupInstructionKind(inst.kind);
+  KILN_CHECK(kind != nullptr, ErrorKind::kParse,
+             "trace: unknown instruction kind \"" + inst.kind + "\"");
+  inst.kind = kind->name;
+  // Before TVM's shape, Kiln wrote ComputeAt without the insertion index and CacheRead /
+  // CacheWrite without the consumer list; both defaults mean what Kiln's primitives do.
+  if ((kind->name == "ComputeAt" || kind->name == "ReverseComputeAt") && inst.attrs.is_array() &&
+      inst.attrs.size() == 1) {
+    inst.attrs.push_back(kInsertFirst);
+  }
+  if ((kind->name == "CacheRead" || kind->name == "CacheWrite") && inst.inputs.size() == 1) {
+    inst.inputs.push_back(InstArg::List({}));
+  }
 }
 
 }  // namespace kiln::search

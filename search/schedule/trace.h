@@ -1,8 +1,15 @@
 // Trace: the program of schedule instructions with the decisions of its sampling
 // instructions. It is the artifact the search stores: replaying it on its workload gives the
-// same schedule; changing a decision and replaying gives a neighbouring one. Its JSON form
-// follows MetaSchedule: [[[kind, inputs, attrs, outputs], ...], [[index, decision], ...]]
-// with random variables named by position of definition ("b0", "l1", "v2").
+// same schedule; changing a decision and replaying gives a neighbouring one. Its JSON form is
+// MetaSchedule's, as TVM 0.24+ writes it in database_tuning_record.json, so that TVM's
+// JSONDatabase loads and replays what Kiln writes and Kiln replays TVM's records:
+// [[[kind, inputs, attrs, outputs], ...], [[index, decision], ...]] with random variables named
+// by position of definition ("b0", "l1", "v2"), booleans written 1 / 0, an absent input
+// "None", string inputs quoted ("\"SSRSRS\""), GetSBlock's function "main" (a record's workload
+// is a module of one function `main`), CacheRead / CacheWrite with the consumer-block list as
+// last input, ComputeAt / ReverseComputeAt with [preserve_unit_loops, index], TransformLayout's
+// map as TVM's JSON graph. Reading also takes the older shapes: TVM's GetBlock, Kiln's earlier
+// one (true / false, null, no index, no consumer list, the map as lambda text).
 #pragma once
 
 #include <map>

@@ -39,10 +39,10 @@ TEST(Trace, JsonShape) {
   auto t = sch.SamplePerfectTile(loops[0], 2, 64, std::vector<int64_t>{4, 4});
   sch.Split(loops[0], {t[0], t[1]});
   json expected = json::parse(R"([
-    [["GetBlock", [], ["C", "main"], ["b0"]],
+    [["GetSBlock", [], ["C", "main"], ["b0"]],
      ["GetLoops", ["b0"], [], ["l1", "l2", "l3"]],
      ["SamplePerfectTile", ["l1"], [2, 64], ["v4", "v5"]],
-     ["Split", ["l1", "v4", "v5"], [true, false], ["l6", "l7"]]],
+     ["Split", ["l1", "v4", "v5"], [1, 0], ["l6", "l7"]]],
     [[2, [4, 4]]]])");
   EXPECT_EQ(sch.trace().ToJSON(), expected);
 }
@@ -99,13 +99,13 @@ TEST(Trace, FromJsonValidation) {
   parse_error(R"([[["GetLoops", ["b0"], [], ["l1"]]], []])",
               "instruction 0: (GetLoops) input 0: random variable b0 is used before it is defined");
   parse_error(R"([[["GetBlock", [], ["C"], ["b0"]]], []])",
-              "instruction 0: (GetBlock) expected 2 attrs, got 1");
+              "instruction 0: (GetSBlock) expected 2 attrs, got 1");
   parse_error(R"([[["GetBlock", [], ["C", "main"], ["l0"]]], []])",
               "output 0: l0 should name a block");
   parse_error(R"([[["GetBlock", [], ["C", "main"], ["b0"]], ["Parallel", ["b0"], [], []]], []])",
               "instruction 1: (Parallel) input 0: \"b0\" is not what the input takes");
   parse_error(R"([[["GetBlock", [], ["C", "main"], ["b0"]]], [[0, 1]]])",
-              "(GetBlock) has a decision but is not a sampling instruction");
+              "(GetSBlock) has a decision but is not a sampling instruction");
   parse_error(R"([[["GetBlock", [], ["C", "main"], ["b0"]], ["GetLoops", ["b0"], [], ["l1"]],
                   ["SamplePerfectTile", ["l1"], [2, 64], ["v2", "v3"]]], [[2, 4]]])",
               "instruction 2: (SamplePerfectTile) decision 4 should be a list of integers");

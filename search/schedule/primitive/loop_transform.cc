@@ -31,18 +31,14 @@ class PredicateAdder : public IRMutator {
 // Beyond any loop extent worth splitting; keeps products of factors far from overflow.
 constexpr int64_t kMaxSplitProduct = int64_t{1} << 40;
 
-void CheckSerial(const ForNode* loop, const std::string& what) {
-  KILN_CHECK(loop->for_kind == ForKind::kSerial, ErrorKind::kSchedule,
-             what + ": " + LoopLabel(loop) + " is " + ForKindName(loop->for_kind) +
-                 "; only serial loops can be transformed");
-}
-
 }  // namespace
 
 std::vector<Var> SplitLoop(ScheduleState& state, int loop_index, std::vector<int64_t> factors,
                            bool preserve_unit_iters) {
+  // As in TVM, a loop of any kind may be split or fused and the new loops are serial: the
+  // postprocessors of a MetaSchedule trace fuse loops they have made parallel, then make the
+  // fused loop parallel again.
   const ForNode* loop = state.entry(loop_index).loop();
-  CheckSerial(loop, "split");
   KILN_CHECK(!factors.empty(), ErrorKind::kSchedule,
              "split: no factors given for " + LoopLabel(loop));
   int inferred = -1;
@@ -120,7 +116,6 @@ Var FuseLoops(ScheduleState& state, const std::vector<int>& loop_indices,
   std::vector<const ForNode*> loops;
   for (int index : loop_indices) loops.push_back(state.entry(index).loop());
   for (size_t i = 0; i < loops.size(); ++i) {
-    CheckSerial(loops[i], "fuse");
     if (i + 1 < loops.size()) {
       KILN_CHECK(loops[i]->body.get() == loops[i + 1], ErrorKind::kSchedule,
                  "fuse: " + LoopLabel(loops[i + 1]) +
