@@ -613,6 +613,12 @@ def handwritten_schedules():
         c = sch.get_sblock("C")
         sch.transform_layout(c, ("write", 0), lambda i, j: (j // 4, i, j % 4))
 
+    def bind(sch):
+        d = sch.get_sblock("D")
+        i, j = sch.get_loops(d)
+        sch.bind(i, "blockIdx.x")
+        sch.bind(j, "threadIdx.x")
+
     yield "tiling", matmul_relu, tiling
     yield "cache", matmul_relu, cache
     yield "inline", chain, inline
@@ -621,6 +627,7 @@ def handwritten_schedules():
     yield "postproc", matmul_relu, postproc
     yield "split_options", matmul_relu, split_options
     yield "transform_layout", matmul_relu, layout
+    yield "bind", matmul_relu, bind
 
 
 def make_handwritten_database():
