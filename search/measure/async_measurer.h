@@ -17,11 +17,11 @@
 namespace kiln::search {
 
 struct MeasureRequest {
-  uint64_t id = 0;              // unique within one AsyncMeasurer
-  std::string task_name;        // for logs
-  ir::PrimFunc workload;        // unscheduled: defines what is correct
-  ir::PrimFunc scheduled;       // the candidate after postprocessing
-  Trace trace;                  // how `scheduled` was made (the record)
+  uint64_t id = 0;                           // unique within one AsyncMeasurer
+  std::string task_name = {};                // for logs
+  ir::PrimFunc workload = {};                // unscheduled: defines what is correct
+  ir::PrimFunc scheduled = {};               // the candidate after postprocessing
+  Trace trace = {};                          // how `scheduled` was made (the record)
   std::map<std::string, int64_t> dims = {};  // values of symbolic dims
 };
 
@@ -29,6 +29,10 @@ struct MeasureResponse {
   uint64_t id = 0;
   runtime::MeasureResult result;
   std::string worker;  // who measured it ("local", a worker id)
+  // Non-empty when the machinery failed on this request (no compiler, a reference that could
+  // not be established, a sandbox that did not start): the candidate is not at fault, and
+  // `result` means nothing and must not be stored as its record.
+  std::string machinery_error = {};
 };
 
 class AsyncMeasurer {

@@ -1,0 +1,81 @@
+// LocalMeasurer: the AsyncMeasurer of this machine. Builder threads (one per core by
+// default) generate code and compile candidates in parallel; one runner thread times them
+// one at a time in the sandbox, each checked against the workload's reference by the CPU
+// measurer (a wrong kernel is an error result). While a candidate is timed no build is in
+// flight (exclusive runs), so compiles do not disturb timings: the runner waits until a few
+// candidates are built (or nothing is left to build), then times all that are ready.
+// Submit and Collect return at once, so the search samples and mutates the next round while
+// this one builds and runs.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/cpu_measurer.h"
+#include "search/measure/async_measurer.h"
+
+namespace kiln::search {
+
+struct LocalMeasurerOptions {
+  runtime::MeasureOptions measure = {};
+  int build_jobs = 0;          // builder threads; 0: one per hardware thread
+  int run_batch = 0;           // built candidates that start a run phase; 0: 2 * build_jobs
+  bool exclusive_runs = true;  // no build in flight while a candidate is timed
+};
+
+// Where the measurer's time went, summed over candidates.
+struct LocalMeasurerStats {
+  int64_t built = 0;
+  int64_t run = 0;
+  double build_seconds = 0;  // code generation and compile, summed over builder threads
+  double run_seconds = 0;    // sandboxed runs (timing and the reference check)
+};
+
+class LocalMeasurer : public AsyncMeasurer {
+ public:
+  explicit LocalMeasurer(LocalMeasurerOptions options = {});
+  ~LocalMeasurer() override;
+  LocalMeasurer(const LocalMeasurer&) = delete;
+  LocalMeasurer& operator=(const LocalMeasurer&) = delete;
+
+  void Submit(std::vector<MeasureRequest> requests) override;
+  std::vector<MeasureResponse> Collect(double timeout_s) override;
+  size_t Pending() const override;
+
+  LocalMeasurerStats Stats() const;
+  runtime::CpuMeasurer& measurer() { return *measurer_; }
+
+ private:
+  struct Built {
+    MeasureRequest request;
+    runtime::CpuMeasurer::Prepared prepared;
+    std::string machinery_error;
+  };
+  void BuildLoop();
+  void RunLoop();
+  bool RunPhaseDue() const;  // with mutex_ held
+
+  LocalMeasurerOptions options_;
+  std::unique_ptr<runtime::CpuMeasurer> measurer_;
+  int build_jobs_ = 1;
+  size_t run_batch_ = 2;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<MeasureRequest> to_build_;
+  std::deque<Built> built_;
+  std::vector<MeasureResponse> done_;
+  size_t pending_ = 0;
+  int building_ = 0;
+  bool run_wanted_ = false;
+  bool running_ = false;
+  bool stop_ = false;
+  LocalMeasurerStats stats_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace kiln::search

@@ -1,0 +1,209 @@
+// Evolutionary search: initial population, generations of mutation, epsilon-greedy pick.
+#include "search/strategy/evolutionary_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+
+#include "support/error.h"
+
+namespace kiln::search {
+
+EvolutionarySearch::EvolutionarySearch(const TuneContext& context, DesignSpace space,
+                                       CostModel* model, EvolutionaryOptions options,
+                                       std::vector<MeasuredTrace> seeds)
+    : context_(context),
+      space_(std::move(space)),
+      model_(model),
+      options_(options),
+      rng_(context.seed) {
+  KILN_CHECK(options_.population_size > 0 && options_.genetic_num_iters >= 0 &&
+                 options_.init_measured_ratio >= 0 && options_.init_measured_ratio <= 1 &&
+                 options_.eps_greedy >= 0 && options_.eps_greedy <= 1 &&
+                 options_.genetic_mutate_prob >= 0 && options_.genetic_mutate_prob <= 1,
+             ErrorKind::kParse,
+             "evolutionary search options: population > 0, generations >= 0 and the "
+             "ratios and probabilities in [0, 1] expected");
+  space_.Initialize(context_);
+  sketches_ = SketchTraces(space_, context_);
+  for (const WeightedMutator& m : space_.mutators) {
+    mutator_weights_.push_back(std::max(0.0, m.probability));
+  }
+  for (const MeasuredTrace& seed : seeds) {
+    if (seed.run_seconds <= 0) continue;
+    auto candidate = Replay(seed.trace, 1);
+    if (!candidate) continue;
+    proposed_.insert(candidate->hash);
+    measured_.push_back({std::move(*candidate), seed.run_seconds});
+  }
+}
+
+std::optional<SearchCandidate> EvolutionarySearch::Replay(const Trace& trace, uint64_t seed) {
+  SampleStats sample_stats;
+  auto candidate = ApplyTrace(context_.workload, trace, space_.postprocs, seed, &sample_stats);
+  for (const auto& [why, count] : sample_stats.failures) stats_.rejected[why] += count;
+  if (!candidate) return std::nullopt;
+  return MakeSearchCandidate(std::move(*candidate));
+}
+
+std::vector<SearchCandidate> EvolutionarySearch::SampleFresh(int wanted, int min_valid) {
+  std::vector<SearchCandidate> out;
+  std::unordered_set<uint64_t> seen;
+  int valid_unmeasured = 0;
+  int64_t draws = options_.max_sample_draws > 0 ? options_.max_sample_draws
+                                                : 4 * int64_t{options_.population_size} + 100;
+  while (draws-- > 0 && (static_cast<int>(out.size()) < wanted || valid_unmeasured < min_valid)) {
+    const Trace& sketch =
+        sketches_[static_cast<size_t>(rng_.UniformInt(0, static_cast<int64_t>(sketches_.size())))];
+    auto candidate = Replay(sketch, rng_.ForkSeed());
+    if (!candidate) continue;
+    ++stats_.sampled;
+    if (!seen.insert(candidate->hash).second) continue;
+    if (!proposed_.count(candidate->hash)) ++valid_unmeasured;
+    out.push_back(std::move(*candidate));
+  }
+  return out;
+}
+
+std::vector<double> EvolutionarySearch::Score(const std::vector<SearchCandidate>& population) {
+  if (!model_) return std::vector<double>(population.size(), 1.0);
+  std::vector<CostModelCandidate> view;
+  view.reserve(population.size());
+  for (const SearchCandidate& c : population) view.push_back({&c.scheduled});
+  std::vector<double> scores = model_->Predict(context_, view);
+  KILN_CHECK(scores.size() == population.size(), ErrorKind::kInternal,
+             "the cost model returned " + std::to_string(scores.size()) + " scores for " +
+                 std::to_string(population.size()) + " candidates");
+  return scores;
+}
+
+std::optional<SearchCandidate> EvolutionarySearch::Mutate(const SearchCandidate& parent) {
+  if (mutator_weights_.empty()) return std::nullopt;
+  double total = 0;
+  for (double w : mutator_weights_) total += w;
+  if (total <= 0) return std::nullopt;
+  Mutator& mutator =
+      *space_.mutators[static_cast<size_t>(SampleWeighted(rng_, mutator_weights_))].mutator;
+  std::optional<Trace> trace;
+  try {
+    trace = mutator.Apply(parent.trace, rng_);
+  } catch (const Error&) {
+    trace.reset();
+  }
+  if (!trace) {
+    ++stats_.rejected["mutator:" + mutator.Name()];
+    return std::nullopt;
+  }
+  auto child = Replay(*trace, rng_.ForkSeed());
+  if (child) ++stats_.mutated;
+  return child;
+}
+
+std::vector<SearchCandidate> EvolutionarySearch::NextGeneration(
+    const std::vector<SearchCandidate>& population, const std::vector<double>& scores) {
+  // Parents in proportion to their score; a model's scores may be negative or all zero.
+  std::vector<double> weights(scores.size());
+  double low = *std::min_element(scores.begin(), scores.end());
+  for (size_t i = 0; i < scores.size(); ++i) {
+    weights[i] = std::max(0.0, scores[i] - std::min(0.0, low)) + 1e-9;
+  }
+  std::vector<SearchCandidate> next;
+  std::unordered_set<uint64_t> seen;
+  for (int slot = 0; slot < options_.population_size; ++slot) {
+    for (int attempt = 0; attempt < options_.genetic_max_fail_count; ++attempt) {
+      const SearchCandidate& parent =
+          population[static_cast<size_t>(SampleWeighted(rng_, weights))];
+      std::optional<SearchCandidate> child;
+      if (rng_.UniformReal() < options_.genetic_mutate_prob) {
+        child = Mutate(parent);
+        if (!child) continue;
+      } else {
+        child = parent;
+      }
+      if (!seen.insert(child->hash).second) continue;
+      next.push_back(std::move(*child));
+      break;
+    }
+  }
+  return next;
+}
+
+std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<SearchCandidate> out;
+  if (n <= 0) return out;
+
+  // Initial population: the best measured, then fresh samples.
+  std::sort(measured_.begin(), measured_.end(),
+            [](const Measured& a, const Measured& b) { return a.run_seconds < b.run_seconds; });
+  size_t num_seeds = std::min(measured_.size(), static_cast<size_t>(options_.population_size *
+                                                                    options_.init_measured_ratio));
+  std::vector<SearchCandidate> population;
+  for (size_t i = 0; i < num_seeds; ++i) population.push_back(measured_[i].candidate);
+  std::vector<SearchCandidate> fresh =
+      SampleFresh(options_.population_size - static_cast<int>(num_seeds),
+                  std::min(options_.init_min_unmeasured, n));
+  population.insert(population.end(), fresh.begin(), fresh.end());
+
+  // Generations: every unproposed candidate met is kept with its latest score.
+  std::unordered_map<uint64_t, std::pair<double, SearchCandidate>> pool;
+  for (int gen = 0; !population.empty(); ++gen) {
+    std::vector<double> scores = Score(population);
+    for (size_t i = 0; i < population.size(); ++i) {
+      if (proposed_.count(population[i].hash)) continue;
+      pool.insert_or_assign(population[i].hash, std::make_pair(scores[i], population[i]));
+    }
+    if (gen == options_.genetic_num_iters) break;
+    population = NextGeneration(population, scores);
+  }
+
+  std::vector<std::pair<double, SearchCandidate>> ranked;
+  ranked.reserve(pool.size());
+  for (auto& [hash, entry] : pool) ranked.push_back(std::move(entry));
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return a.second.hash < b.second.hash;
+  });
+
+  // Epsilon-greedy: most from the top of the ranking, a few fresh random ones.
+  int num_random = static_cast<int>(n * options_.eps_greedy);
+  auto take = [&](const SearchCandidate& c) {
+    if (static_cast<int>(out.size()) >= n) return;
+    if (proposed_.insert(c.hash).second) out.push_back(c);
+  };
+  for (const auto& [score, candidate] : ranked) {
+    if (static_cast<int>(out.size()) >= n - num_random) break;
+    take(candidate);
+  }
+  std::vector<size_t> order(fresh.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (size_t i = order.size(); i > 1; --i) {
+    std::swap(order[i - 1],
+              order[static_cast<size_t>(rng_.UniformInt(0, static_cast<int64_t>(i)))]);
+  }
+  for (size_t i : order) take(fresh[i]);
+  for (const auto& [score, candidate] : ranked) take(candidate);  // when fresh ran short
+
+  stats_.proposed += static_cast<int64_t>(out.size());
+  stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+void EvolutionarySearch::Notify(const std::vector<SearchCandidate>& candidates,
+                                const std::vector<double>& run_seconds) {
+  auto start = std::chrono::steady_clock::now();
+  KILN_CHECK(candidates.size() == run_seconds.size(), ErrorKind::kInternal,
+             "Notify: one time per candidate expected");
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    proposed_.insert(candidates[i].hash);
+    if (run_seconds[i] > 0) measured_.push_back({candidates[i], run_seconds[i]});
+  }
+  if (model_ && !candidates.empty()) {
+    std::vector<CostModelCandidate> view;
+    for (const SearchCandidate& c : candidates) view.push_back({&c.scheduled});
+    model_->Update(context_, view, run_seconds);
+  }
+  stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace kiln::search

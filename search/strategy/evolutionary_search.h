@@ -1,0 +1,64 @@
+// Evolutionary search (MetaSchedule's EvolutionarySearch), guided by a cost model. Each
+// round: an initial population of the best measured traces of the workload (a share of the
+// population, replayed with their decisions) and fresh samples of the sketches; a few
+// generations in which parents drawn in proportion to their predicted score are mutated
+// (or copied) and replayed; then the best-scored candidates never proposed before, plus a
+// few fresh random ones (epsilon-greedy) so that a wrong model cannot starve exploration.
+// Without a model every score is equal: selection and ranking are random.
+#pragma once
+
+#include <unordered_set>
+
+#include "search/schedule/random.h"
+#include "search/strategy/search_strategy.h"
+
+namespace kiln::search {
+
+struct EvolutionaryOptions {
+  int population_size = 512;
+  double init_measured_ratio = 0.2;  // share of the population seeded from measured traces
+  int init_min_unmeasured = 50;      // fresh samples the population needs at least
+  int max_sample_draws = 0;          // draws for the fresh samples; 0: 4 * population + 100
+  int genetic_num_iters = 4;
+  double genetic_mutate_prob = 0.85;
+  int genetic_max_fail_count = 10;  // draws per child before a slot is left empty
+  double eps_greedy = 0.05;         // share of each round taken from fresh random samples
+};
+
+class EvolutionarySearch : public SearchStrategy {
+ public:
+  // `model` (not owned, may be null) scores candidates and learns from Notify. `seeds` are
+  // measured traces of the workload from earlier jobs.
+  EvolutionarySearch(const TuneContext& context, DesignSpace space, CostModel* model,
+                     EvolutionaryOptions options = {}, std::vector<MeasuredTrace> seeds = {});
+  std::string Name() const override { return "evolutionary"; }
+  std::vector<SearchCandidate> Generate(int n) override;
+  void Notify(const std::vector<SearchCandidate>& candidates,
+              const std::vector<double>& run_seconds) override;
+  const SearchStats& Stats() const override { return stats_; }
+
+ private:
+  struct Measured {
+    SearchCandidate candidate;
+    double run_seconds;
+  };
+  std::vector<SearchCandidate> SampleFresh(int wanted, int min_valid);
+  std::vector<double> Score(const std::vector<SearchCandidate>& population);
+  std::vector<SearchCandidate> NextGeneration(const std::vector<SearchCandidate>& population,
+                                              const std::vector<double>& scores);
+  std::optional<SearchCandidate> Mutate(const SearchCandidate& parent);
+  std::optional<SearchCandidate> Replay(const Trace& trace, uint64_t seed);
+
+  TuneContext context_;
+  DesignSpace space_;
+  std::vector<Trace> sketches_;
+  CostModel* model_;
+  EvolutionaryOptions options_;
+  RandomEngine rng_;
+  std::vector<double> mutator_weights_;
+  std::vector<Measured> measured_;  // correct measurements, ascending by time once sorted
+  std::unordered_set<uint64_t> proposed_;
+  SearchStats stats_;
+};
+
+}  // namespace kiln::search

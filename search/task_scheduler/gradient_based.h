@@ -1,0 +1,29 @@
+// Gradient-based task scheduling (MetaSchedule's GradientBased, after Ansor): round robin
+// until every live task has had a round; then the task with the largest expected fall of
+// weighted latency per round, weight * (alpha * backward + (1 - alpha) * forward), where
+// backward is the fall of the best latency over the last `window` rounds per round and
+// forward the optimistic forecast best / rounds. A task with no correct measurement yet
+// goes first: its latency is unknown, not good. Ties go to a seeded random pick.
+#pragma once
+
+#include "search/schedule/random.h"
+#include "search/task_scheduler/task_scheduler.h"
+
+namespace kiln::search {
+
+class GradientBasedScheduler : public TaskScheduler {
+ public:
+  explicit GradientBasedScheduler(const TaskSchedulerOptions& options);
+  std::string Name() const override { return "gradient"; }
+  std::optional<size_t> Next(const std::vector<TaskProgress>& tasks) override;
+
+  // The expected fall of weighted latency of `task` per round (infinity without a correct
+  // measurement); public for tests.
+  double Gradient(const TaskProgress& task) const;
+
+ private:
+  TaskSchedulerOptions options_;
+  RandomEngine rng_;
+};
+
+}  // namespace kiln::search

@@ -1,0 +1,305 @@
+// Tuner: setup per task, the pipelined round loop, and the report.
+#include "search/tuner.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "ir/structural.h"
+#include "support/error.h"
+#include "support/logging.h"
+
+namespace kiln::search {
+
+std::unique_ptr<SearchStrategy> CreateSearchStrategy(const std::string& name,
+                                                     const TuneContext& context, DesignSpace space,
+                                                     CostModel* model, const TunerOptions& options,
+                                                     std::vector<MeasuredTrace> seeds) {
+  if (name == "evolutionary") {
+    return std::make_unique<EvolutionarySearch>(context, std::move(space), model,
+                                                options.evolutionary, std::move(seeds));
+  }
+  if (name == "random") {
+    return std::make_unique<ReplayTraceStrategy>(context, std::move(space), options.replay);
+  }
+  throw Error(ErrorKind::kParse, "search strategy '" + name + "': expected evolutionary or random");
+}
+
+struct Tuner::State {
+  struct Round {
+    size_t task = 0;
+    std::vector<SearchCandidate> candidates;
+    std::vector<double> seconds;
+    size_t outstanding = 0;
+  };
+  struct Flight {
+    size_t task = 0;
+    int64_t round = -1;  // -1: the untuned workload
+    size_t index = 0;
+  };
+
+  std::vector<TuneTask> tasks;
+  TunerOptions options;
+  AsyncMeasurer& measurer;
+  SpaceFactory space;
+  CostModel* model;
+
+  std::vector<TuneContext> contexts;
+  std::vector<std::unique_ptr<SearchStrategy>> strategies;
+  std::vector<TaskProgress> progress;
+  std::vector<int> rounds_in_flight;
+  std::unique_ptr<TaskScheduler> scheduler;
+  TuneReport report;
+  std::unordered_map<int64_t, Round> rounds;
+  std::unordered_map<uint64_t, Flight> flights;
+  uint64_t next_id = 1;
+  int64_t next_round = 0;
+  int64_t submitted = 0;
+
+  State(std::vector<TuneTask> t, TunerOptions o, AsyncMeasurer& m, SpaceFactory s, CostModel* c)
+      : tasks(std::move(t)), options(std::move(o)), measurer(m), space(std::move(s)), model(c) {}
+
+  void Setup();
+  void SubmitUntuned();
+  bool SubmitRound();
+  void Receive(const std::vector<MeasureResponse>& responses);
+  void FinishRound(int64_t round_id);
+  void Stop(size_t task, const std::string& why);
+  void Refresh(double wall);
+};
+
+void Tuner::State::Stop(size_t task, const std::string& why) {
+  progress[task].exhausted = true;
+  if (!why.empty() && report.tasks[task].failure.empty()) {
+    report.tasks[task].failure = why;
+    KILN_LOG_WARN("task {}: {}", tasks[task].name, why);
+  }
+}
+
+void Tuner::State::Setup() {
+  scheduler = CreateTaskScheduler(options.task_scheduler, options.scheduler);
+  KILN_CHECK(options.trials_per_round > 0, ErrorKind::kParse,
+             "trials per round: a positive number expected");
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const TuneTask& task = tasks[i];
+    TaskReport r;
+    r.name = task.name;
+    r.workload_hash = ir::StructuralHash(task.workload);
+    r.flop = task.flop;
+    r.weight = task.weight;
+    report.tasks.push_back(std::move(r));
+    TaskProgress p;
+    p.weight = task.weight;
+    if (options.max_trials_per_task > 0) p.max_trials = options.max_trials_per_task;
+    progress.push_back(p);
+    rounds_in_flight.push_back(0);
+
+    TuneContext context;
+    context.workload = task.workload;
+    context.task_name = task.name;
+    context.target = options.target;
+    context.num_cores = options.num_cores;
+    context.vector_bytes = options.vector_bytes;
+    context.seed = options.seed * 1000003 + i;
+    contexts.push_back(context);
+    try {
+      strategies.push_back(CreateSearchStrategy(options.strategy, context, space(context), model,
+                                                options, task.seeds));
+    } catch (const Error& e) {
+      // Invalid options concern every task: they are the user's error, not the task's.
+      if (e.kind() == ErrorKind::kParse) throw;
+      strategies.push_back(nullptr);
+      Stop(i, std::string("no design space: ") + e.what());
+    }
+  }
+}
+
+void Tuner::State::SubmitUntuned() {
+  std::vector<MeasureRequest> requests;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    MeasureRequest r;
+    r.id = next_id++;
+    r.task_name = tasks[i].name;
+    r.workload = tasks[i].workload;
+    r.scheduled = tasks[i].workload;
+    r.dims = tasks[i].dims;
+    flights[r.id] = {i, -1, 0};
+    requests.push_back(std::move(r));
+  }
+  measurer.Submit(std::move(requests));
+}
+
+bool Tuner::State::SubmitRound() {
+  int64_t global_left = options.max_trials_global - submitted;
+  while (global_left > 0) {
+    std::vector<TaskProgress> view = progress;
+    for (size_t i = 0; i < view.size(); ++i) {
+      // A task with its rounds in flight waits for results before another round.
+      if (rounds_in_flight[i] >= options.max_rounds_in_flight) view[i].exhausted = true;
+    }
+    std::optional<size_t> next = scheduler->Next(view);
+    if (!next) return false;
+    size_t task = *next;
+    int64_t n = RoundTrials(progress[task], options.trials_per_round, global_left);
+    if (n <= 0) {
+      Stop(task, "");
+      continue;
+    }
+    std::vector<SearchCandidate> candidates;
+    try {
+      candidates = strategies[task]->Generate(static_cast<int>(n));
+    } catch (const Error& e) {
+      Stop(task, std::string("the search failed: ") + e.what());
+      continue;
+    }
+    if (candidates.empty()) {
+      Stop(task, report.tasks[task].trials == 0 ? "the design space gave no valid candidate" : "");
+      continue;
+    }
+    int64_t round_id = next_round++;
+    Round& round = rounds[round_id];
+    round.task = task;
+    round.seconds.assign(candidates.size(), 0);
+    round.outstanding = candidates.size();
+    std::vector<MeasureRequest> requests;
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      MeasureRequest r;
+      r.id = next_id++;
+      r.task_name = tasks[task].name;
+      r.workload = tasks[task].workload;
+      r.scheduled = candidates[k].scheduled;
+      r.trace = candidates[k].record;
+      r.dims = tasks[task].dims;
+      flights[r.id] = {task, round_id, k};
+      requests.push_back(std::move(r));
+    }
+    round.candidates = std::move(candidates);
+    progress[task].trials += static_cast<int64_t>(round.candidates.size());
+    submitted += static_cast<int64_t>(round.candidates.size());
+    ++rounds_in_flight[task];
+    measurer.Submit(std::move(requests));
+    return true;
+  }
+  return false;
+}
+
+void Tuner::State::Receive(const std::vector<MeasureResponse>& responses) {
+  std::vector<int64_t> finished;
+  for (const MeasureResponse& response : responses) {
+    auto it = flights.find(response.id);
+    if (it == flights.end()) {
+      KILN_LOG_WARN("the measurer answered request {}, which is not in flight", response.id);
+      continue;
+    }
+    Flight flight = it->second;
+    flights.erase(it);
+    TaskReport& task = report.tasks[flight.task];
+    const runtime::MeasureResult& result = response.result;
+    bool machinery = !response.machinery_error.empty();
+    bool ok = !machinery && result.ok() && result.correctness_checked && result.median_seconds > 0;
+    if (flight.round < 0) {
+      if (ok) {
+        task.untuned_seconds = result.median_seconds;
+      } else {
+        task.untuned_error = machinery ? response.machinery_error : result.message;
+      }
+      continue;
+    }
+    Round& round = rounds.at(flight.round);
+    ++task.trials;
+    ++report.total_trials;
+    if (machinery) {
+      ++task.errors["machinery"];
+      ++report.errors["machinery"];
+    } else if (!ok) {
+      std::string kind(runtime::MeasureErrorKindName(result.error_kind));
+      if (result.ok()) kind = "unchecked";
+      ++task.errors[kind];
+      ++report.errors[kind];
+    } else {
+      round.seconds[flight.index] = result.median_seconds;
+      if (task.best_seconds <= 0 || result.median_seconds < task.best_seconds) {
+        task.best_seconds = result.median_seconds;
+        task.best_trace = round.candidates[flight.index].record;
+        task.curve.emplace_back(task.trials, task.best_seconds);
+      }
+    }
+    // A machinery fault is no verdict on the candidate: the strategy does not hear of it.
+    if (machinery) round.seconds[flight.index] = std::nan("");
+    if (--round.outstanding == 0) finished.push_back(flight.round);
+  }
+  for (int64_t round_id : finished) FinishRound(round_id);
+}
+
+void Tuner::State::FinishRound(int64_t round_id) {
+  Round& round = rounds.at(round_id);
+  size_t task = round.task;
+  std::vector<SearchCandidate> candidates;
+  std::vector<double> seconds;
+  for (size_t k = 0; k < round.candidates.size(); ++k) {
+    if (std::isnan(round.seconds[k])) continue;
+    candidates.push_back(std::move(round.candidates[k]));
+    seconds.push_back(round.seconds[k]);
+  }
+  try {
+    strategies[task]->Notify(candidates, seconds);
+  } catch (const Error& e) {
+    Stop(task, std::string("the search failed on results: ") + e.what());
+  }
+  double best = report.tasks[task].best_seconds;
+  progress[task].best_history.push_back(best > 0 ? best : std::numeric_limits<double>::infinity());
+  --rounds_in_flight[task];
+  rounds.erase(round_id);
+}
+
+void Tuner::State::Refresh(double wall) {
+  report.wall_seconds = wall;
+  report.search_seconds = 0;
+  report.rejected.clear();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    TaskReport& r = report.tasks[i];
+    if (strategies[i]) {
+      r.search = strategies[i]->Stats();
+      report.search_seconds += r.search.seconds;
+      for (const auto& [why, count] : r.search.rejected) report.rejected[why] += count;
+    }
+    r.done = !TaskAlive(progress[i]) && rounds_in_flight[i] == 0;
+  }
+}
+
+Tuner::Tuner(std::vector<TuneTask> tasks, TunerOptions options, AsyncMeasurer& measurer,
+             SpaceFactory space, CostModel* model)
+    : state_(std::make_unique<State>(std::move(tasks), std::move(options), measurer,
+                                     std::move(space), model)) {}
+
+Tuner::~Tuner() = default;
+
+TuneReport Tuner::Run(const std::function<void(const TuneReport&)>& progress) {
+  State& s = *state_;
+  auto start = std::chrono::steady_clock::now();
+  auto wall = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  s.Setup();
+  if (s.options.measure_untuned) s.SubmitUntuned();
+  while (true) {
+    // Keep about one round queued beyond the one being measured.
+    while (s.measurer.Pending() < static_cast<size_t>(s.options.trials_per_round) &&
+           s.SubmitRound()) {
+    }
+    if (s.flights.empty()) break;
+    std::vector<MeasureResponse> responses = s.measurer.Collect(0.5);
+    if (responses.empty()) continue;
+    s.Receive(responses);
+    s.Refresh(wall());
+    if (progress) progress(s.report);
+  }
+  for (size_t i = 0; i < s.tasks.size(); ++i) s.progress[i].exhausted = true;
+  s.Refresh(wall());
+  s.report.finished = true;
+  if (progress) progress(s.report);
+  return s.report;
+}
+
+}  // namespace kiln::search

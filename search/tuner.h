@@ -1,0 +1,107 @@
+// Tuner: the tuning loop of a job, as a library. It creates a search strategy per task over
+// its design space, lets the task scheduler pick which task gets the next round, hands each
+// round to an AsyncMeasurer and feeds the results back to the strategy (and through it the
+// cost model). Rounds are pipelined: the next round is searched while the measurer builds
+// and times the previous one, so the search never waits for the cores nor the cores for it.
+// `tune run` drives it over the local measurer; the coordinator drives the same loop over
+// remote workers. A candidate whose measurement failed in the machinery is not charged to
+// the candidate nor stored as its result.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/measure/async_measurer.h"
+#include "search/strategy/cost_model.h"
+#include "search/strategy/evolutionary_search.h"
+#include "search/strategy/replay_trace.h"
+#include "search/strategy/search_strategy.h"
+#include "search/task_scheduler/task_scheduler.h"
+
+namespace kiln::search {
+
+struct TuneTask {
+  std::string name = {};
+  ir::PrimFunc workload = {};
+  double weight = 1;                         // calls per model run
+  double flop = 0;                           // per call, for GFLOP/s
+  std::map<std::string, int64_t> dims = {};  // values of symbolic dims, if any
+  std::vector<MeasuredTrace> seeds = {};     // measured traces from earlier jobs
+};
+
+struct TunerOptions {
+  int64_t max_trials_global = 1000;
+  int64_t max_trials_per_task = 0;  // 0: only the global budget
+  int trials_per_round = 64;
+  std::string strategy = "evolutionary";  // or "random" (replay-trace)
+  EvolutionaryOptions evolutionary = {};
+  ReplayTraceOptions replay = {};
+  std::string task_scheduler = "gradient";  // or "round-robin"
+  TaskSchedulerOptions scheduler = {};
+  std::string target = "llvm";
+  int num_cores = 1;
+  int vector_bytes = 64;
+  uint64_t seed = 1;
+  bool measure_untuned = true;   // time each workload as written, for comparison
+  int max_rounds_in_flight = 2;  // per task: search one round ahead of measurement
+};
+
+// The design space of a task (sketches, postprocessors, mutators) for its context.
+using SpaceFactory = std::function<DesignSpace(const TuneContext&)>;
+
+struct TaskReport {
+  std::string name;
+  uint64_t workload_hash = 0;
+  double flop = 0;
+  double weight = 1;
+  int64_t trials = 0;       // measured (or in the machinery, failed) candidates
+  double best_seconds = 0;  // 0 while no candidate measured correctly
+  std::optional<Trace> best_trace;
+  double untuned_seconds = 0;  // 0 when not measured or failed
+  std::string untuned_error;
+  bool done = false;                      // no more trials will be spent on it
+  std::string failure;                    // why it stopped early, if it did
+  std::map<std::string, int64_t> errors;  // measurement outcomes other than ok, by kind
+  // (trials measured, best seconds) each time the best improved.
+  std::vector<std::pair<int64_t, double>> curve;
+  SearchStats search;
+};
+
+struct TuneReport {
+  std::vector<TaskReport> tasks;
+  int64_t total_trials = 0;
+  double wall_seconds = 0;
+  double search_seconds = 0;              // spent in the strategies (overlapping measurement)
+  std::map<std::string, int64_t> errors;  // over all tasks, "machinery" included
+  RejectionCounts rejected;               // search draws thrown away, by reason
+  bool finished = false;
+};
+
+class Tuner {
+ public:
+  // `model` (not owned; may be null: no model) is shared by the tasks' evolutionary searches.
+  Tuner(std::vector<TuneTask> tasks, TunerOptions options, AsyncMeasurer& measurer,
+        SpaceFactory space, CostModel* model);
+  ~Tuner();
+
+  // Tunes until the budgets are spent or no task has candidates left; `progress` is called
+  // after every batch of results (and once at the end, with finished set).
+  TuneReport Run(const std::function<void(const TuneReport&)>& progress = {});
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// A strategy by name ("evolutionary" or "random"); kiln::Error(kParse) otherwise.
+std::unique_ptr<SearchStrategy> CreateSearchStrategy(const std::string& name,
+                                                     const TuneContext& context, DesignSpace space,
+                                                     CostModel* model, const TunerOptions& options,
+                                                     std::vector<MeasuredTrace> seeds = {});
+
+}  // namespace kiln::search

@@ -1,0 +1,106 @@
+// Task scheduling policies: round robin in turn, gradient-based after a round-robin start,
+// budgets per task and overall, and the factory's names.
+#include "search/task_scheduler/task_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "search/task_scheduler/gradient_based.h"
+#include "support/error.h"
+
+namespace kiln::search {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST(TaskSchedulerTest, RoundRobinTakesLiveTasksInTurn) {
+  std::vector<TaskProgress> tasks(3);
+  tasks[1].exhausted = true;
+  auto scheduler = CreateTaskScheduler("round-robin");
+  EXPECT_EQ(scheduler->Name(), "round-robin");
+  std::vector<size_t> order;
+  for (int i = 0; i < 4; ++i) order.push_back(*scheduler->Next(tasks));
+  EXPECT_EQ(order, (std::vector<size_t>{0, 2, 0, 2}));
+  tasks[0].trials = tasks[0].max_trials = 64;
+  EXPECT_EQ(*scheduler->Next(tasks), 2u);
+  tasks[2].exhausted = true;
+  EXPECT_FALSE(scheduler->Next(tasks).has_value());
+}
+
+TEST(TaskSchedulerTest, GradientStartsRoundRobinThenFollowsTheLargestWeightedFall) {
+  std::vector<TaskProgress> tasks(3);
+  auto scheduler = CreateTaskScheduler("gradient");
+  EXPECT_EQ(*scheduler->Next(tasks), 0u);
+  tasks[0].best_history = {1.0};
+  EXPECT_EQ(*scheduler->Next(tasks), 1u);
+  tasks[1].best_history = {1.0};
+  EXPECT_EQ(*scheduler->Next(tasks), 2u);
+  tasks[2].best_history = {1.0};
+  // Equal histories and weights: forward gradients tie; a heavier task wins.
+  tasks[2].weight = 3;
+  EXPECT_EQ(*scheduler->Next(tasks), 2u);
+  // A task still falling fast beats a settled one of the same weight.
+  tasks[2].weight = 1;
+  tasks[0].best_history = {8.0, 6.0, 4.0, 2.0};  // backward gradient 2 per round
+  tasks[1].best_history = {2.0, 2.0, 2.0, 2.0};  // settled
+  tasks[2].best_history = {2.0, 2.0, 2.0, 2.0};
+  EXPECT_EQ(*scheduler->Next(tasks), 0u);
+  // A task without a correct measurement yet goes first.
+  tasks[1].best_history = {kInf, kInf};
+  EXPECT_EQ(*scheduler->Next(tasks), 1u);
+  tasks[1].exhausted = true;
+  EXPECT_EQ(*scheduler->Next(tasks), 0u);
+}
+
+TEST(TaskSchedulerTest, GradientFormulaFollowsAlphaAndWindow) {
+  GradientBasedScheduler scheduler({.alpha = 0.2, .window = 3, .seed = 1});
+  TaskProgress task;
+  task.weight = 2;
+  task.best_history = {10, 8, 6, 4};
+  // backward = (10 - 4) / 3 = 2; forward = 4 / 4 = 1; 2 * (0.2 * 2 + 0.8 * 1) = 2.4.
+  EXPECT_DOUBLE_EQ(scheduler.Gradient(task), 2.4);
+  task.best_history = {6, 4};  // too short for the window: forward only
+  EXPECT_DOUBLE_EQ(scheduler.Gradient(task), 2 * 0.8 * 2);
+  task.best_history = {};
+  EXPECT_EQ(scheduler.Gradient(task), kInf);
+}
+
+TEST(TaskSchedulerTest, GradientTiesAreBrokenAmongTheTiedOnly) {
+  std::vector<TaskProgress> tasks(4);
+  for (auto& t : tasks) t.best_history = {1.0, 1.0};
+  tasks[3].best_history = {0.5, 0.5};  // smaller forward gradient: never picked
+  auto scheduler = CreateTaskScheduler("gradient", {.seed = 7});
+  std::vector<int> picks(4);
+  for (int i = 0; i < 300; ++i) ++picks[*scheduler->Next(tasks)];
+  EXPECT_EQ(picks[3], 0);
+  for (int i = 0; i < 3; ++i) EXPECT_GT(picks[i], 50) << i;
+}
+
+TEST(TaskSchedulerTest, RoundTrialsHonourEveryBudget) {
+  TaskProgress task;
+  EXPECT_EQ(RoundTrials(task, 64, 1000), 64);
+  EXPECT_EQ(RoundTrials(task, 64, 10), 10);
+  EXPECT_EQ(RoundTrials(task, 64, 0), 0);
+  task.max_trials = 100;
+  task.trials = 90;
+  EXPECT_EQ(RoundTrials(task, 64, 1000), 10);
+  EXPECT_TRUE(TaskAlive(task));
+  task.trials = 100;
+  EXPECT_EQ(RoundTrials(task, 64, 1000), 0);
+  EXPECT_FALSE(TaskAlive(task));
+}
+
+TEST(TaskSchedulerTest, UnknownPolicyIsNamed) {
+  try {
+    CreateTaskScheduler("fastest");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kParse);
+    EXPECT_NE(std::string(e.what()).find("'fastest'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("round-robin or gradient"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::search
