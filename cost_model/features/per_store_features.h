@@ -1,0 +1,49 @@
+// Per-store features in the Ansor / MetaSchedule layout: one row of 164 numbers for every
+// buffer store of a scheduled function, describing the store in the context of its loops.
+//   [0, 57)    arithmetic counts by kind (16, times the loops around the store); vectorize,
+//              unroll and parallel loops (11 each: number, extent product, innermost extent,
+//              position one-hot of 8); GPU thread bindings (8).
+//   [57, 147)  per-buffer access features of up to 5 buffers (18 each: access type one-hot,
+//              bytes, unique bytes, cache lines, unique lines, reuse type one-hot, reuse
+//              distance in iterations and bytes, reuse count, four of the above per reuse,
+//              stride), buffers ordered by cache lines touched.
+//   [147, 157) arithmetic intensity curve: flops per byte touched, sampled at 10 points of
+//              the loop nest from inner to outer.
+//   [157, 161) allocation of the stored buffer (size, size times outer loops, outer and inner
+//              loop products).
+//   [161, 164) outer loops: extent product, count, auto-unroll maximum step.
+// Every value is log-scaled: log2(x + 1). StoreFeatureNames() names each column.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "ir/function.h"
+
+namespace kiln::cost_model {
+
+inline constexpr int kNumStoreFeatures = 164;
+using FeatureRow = std::array<float, kNumStoreFeatures>;
+
+struct StoreFeatureOptions {
+  int cache_line_bytes = 64;
+};
+
+// The scheduled function lowered as far as the features need: allocations placed and
+// compacted, blocks turned into loops; loop kinds (vectorize, unroll, parallel) and
+// multi-dimensional buffer accesses still explicit.
+ir::PrimFunc LowerForFeatures(const ir::PrimFunc& scheduled);
+
+// One row per BufferStore of `lowered` (the result of LowerForFeatures), in program order.
+std::vector<FeatureRow> ExtractStoreFeatures(const ir::PrimFunc& lowered,
+                                             const StoreFeatureOptions& options = {});
+
+// LowerForFeatures then ExtractStoreFeatures.
+std::vector<FeatureRow> PerStoreFeatures(const ir::PrimFunc& scheduled,
+                                         const StoreFeatureOptions& options = {});
+
+// The name of each column ("float_mad", "B0.bytes", "arith_intensity_curve_3", ...).
+const std::vector<std::string>& StoreFeatureNames();
+
+}  // namespace kiln::cost_model

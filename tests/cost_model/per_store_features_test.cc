@@ -1,0 +1,172 @@
+// Per-store features of known programs: values worked out by hand for a plain matmul, a
+// tiled and vectorized one and an elementwise kernel, and every non-zero feature of the three
+// pinned in a golden file so that an accidental change to the extraction fails.
+#include "cost_model/features/per_store_features.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "cost_model/tools/workloads.h"
+#include "ir/text/parser.h"
+#include "search/schedule/schedule.h"
+#include "tests/testing/golden.h"
+
+namespace kiln::cost_model {
+namespace {
+
+float Slog(double x) { return static_cast<float>(std::log2(x + 1)); }
+
+size_t Column(const std::string& name) {
+  const std::vector<std::string>& names = StoreFeatureNames();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return i;
+  }
+  ADD_FAILURE() << "no feature named " << name;
+  return 0;
+}
+
+float Feature(const FeatureRow& row, const std::string& name) { return row[Column(name)]; }
+
+ir::PrimFunc Matmul64() { return ir::ParsePrimFunc(tools::MatmulScript(64)); }
+
+// i split by 8 (outer parallel), j by 16 (inner vectorized), k innermost but one.
+ir::PrimFunc TiledMatmul64() {
+  search::Schedule sch(Matmul64());
+  search::BlockRV c = sch.GetBlock("C");
+  std::vector<search::LoopRV> loops = sch.GetLoops(c);
+  std::vector<search::LoopRV> i = sch.Split(loops[0], {std::nullopt, 8});
+  std::vector<search::LoopRV> j = sch.Split(loops[1], {std::nullopt, 16});
+  sch.Reorder({i[0], j[0], loops[2], i[1], j[1]});
+  sch.Parallel(i[0]);
+  sch.Vectorize(j[1]);
+  return sch.func();
+}
+
+ir::PrimFunc Elementwise() {
+  return ir::ParsePrimFunc(R"(# from tvm.script import tir as T
+@T.prim_func
+def exp_add(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64, 32), "float32")):
+    for i, j in T.grid(64, 32):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            B[vi, vj] = T.exp(A[vi, vj]) + T.float32(1)
+)");
+}
+
+TEST(PerStoreFeaturesTest, NamesEveryColumnOnce) {
+  const std::vector<std::string>& names = StoreFeatureNames();
+  ASSERT_EQ(names.size(), static_cast<size_t>(kNumStoreFeatures));
+  std::set<std::string> unique(names.begin(), names.end());
+  EXPECT_EQ(unique.size(), names.size());
+  EXPECT_EQ(names[0], "float_mad");
+  EXPECT_EQ(names[57], "B0.acc_type.read");
+  EXPECT_EQ(names[147], "arith_intensity_curve_0");
+  EXPECT_EQ(names[163], "auto_unroll_max_step");
+}
+
+TEST(PerStoreFeaturesTest, PlainMatmul) {
+  std::vector<FeatureRow> rows = PerStoreFeatures(Matmul64());
+  // The init store (C = 0 at k == 0) and the update.
+  ASSERT_EQ(rows.size(), 2u);
+  const FeatureRow& update = rows[1];
+  const double iterations = 64.0 * 64 * 64;
+  EXPECT_FLOAT_EQ(Feature(update, "float_mad"), Slog(iterations));
+  EXPECT_FLOAT_EQ(Feature(update, "float_mul"), 0);
+  EXPECT_FLOAT_EQ(Feature(update, "outer_prod"), Slog(iterations));
+  EXPECT_FLOAT_EQ(Feature(update, "num_loops"), Slog(3));
+  EXPECT_FLOAT_EQ(Feature(update, "vec_type.none"), 1);
+  EXPECT_FLOAT_EQ(Feature(update, "parallel_num"), 0);
+  // Buffers by cache lines: B (column walk along k: a line per access), A (a line per 16
+  // accesses), C (read and written; a line per 16 j, repeated over k).
+  EXPECT_FLOAT_EQ(Feature(update, "B0.lines"), Slog(iterations));
+  EXPECT_FLOAT_EQ(Feature(update, "B0.stride"), Slog(64));
+  EXPECT_FLOAT_EQ(Feature(update, "B0.unique_bytes"), Slog(64 * 64 * 4));
+  EXPECT_FLOAT_EQ(Feature(update, "B0.reuse_type.loop_multiple_read"), 1);
+  EXPECT_FLOAT_EQ(Feature(update, "B0.reuse_ct"), Slog(64));          // over i
+  EXPECT_FLOAT_EQ(Feature(update, "B0.reuse_dis_iter"), Slog(4096));  // j and k
+  // One i iteration touches a row of C, a row of A and all of B.
+  EXPECT_FLOAT_EQ(Feature(update, "B0.reuse_dis_bytes"), Slog((64 + 64 + 4096) * 4));
+  EXPECT_FLOAT_EQ(Feature(update, "B1.lines"), Slog(iterations / 16));
+  EXPECT_FLOAT_EQ(Feature(update, "B1.stride"), Slog(1));
+  EXPECT_FLOAT_EQ(Feature(update, "B1.reuse_ct"), Slog(64));  // over j
+  EXPECT_FLOAT_EQ(Feature(update, "B1.reuse_dis_bytes"), Slog((1 + 64 + 64) * 4));
+  EXPECT_FLOAT_EQ(Feature(update, "B2.acc_type.readwrite"), 1);
+  EXPECT_FLOAT_EQ(Feature(update, "B2.bytes"), Slog(iterations * 2 * 4));
+  EXPECT_FLOAT_EQ(Feature(update, "B2.unique_lines"), Slog(64 * 64 / 16));
+  EXPECT_FLOAT_EQ(Feature(update, "B3.bytes"), 0);
+  // Outermost point of the curve: 2 flops per iteration over the 48 KiB of A, B and C.
+  EXPECT_FLOAT_EQ(Feature(update, "arith_intensity_curve_9"),
+                  Slog(2 * iterations / (3 * 4096 * 4)));
+  EXPECT_FLOAT_EQ(Feature(update, "alloc_size"), 0);
+}
+
+TEST(PerStoreFeaturesTest, TiledVectorizedMatmul) {
+  std::vector<FeatureRow> rows = PerStoreFeatures(TiledMatmul64());
+  ASSERT_EQ(rows.size(), 2u);
+  const FeatureRow& update = rows[1];
+  EXPECT_FLOAT_EQ(Feature(update, "vec_num"), Slog(1));
+  EXPECT_FLOAT_EQ(Feature(update, "vec_len"), Slog(16));
+  EXPECT_FLOAT_EQ(Feature(update, "vec_prod"), Slog(16));
+  EXPECT_FLOAT_EQ(Feature(update, "vec_type.inner_spatial"), 1);
+  EXPECT_FLOAT_EQ(Feature(update, "parallel_num"), Slog(1));
+  EXPECT_FLOAT_EQ(Feature(update, "parallel_len"), Slog(8));
+  EXPECT_FLOAT_EQ(Feature(update, "parallel_type.outer_spatial"), 1);
+  EXPECT_FLOAT_EQ(Feature(update, "num_loops"), Slog(5));
+  EXPECT_FLOAT_EQ(Feature(update, "float_mad"), Slog(64.0 * 64 * 64));
+  // The vectorized store differs from the plain one: the features see the schedule.
+  EXPECT_NE(rows[1], PerStoreFeatures(Matmul64())[1]);
+}
+
+TEST(PerStoreFeaturesTest, Elementwise) {
+  std::vector<FeatureRow> rows = PerStoreFeatures(Elementwise());
+  ASSERT_EQ(rows.size(), 1u);
+  const FeatureRow& row = rows[0];
+  EXPECT_FLOAT_EQ(Feature(row, "float_math_func"), Slog(64 * 32));
+  EXPECT_FLOAT_EQ(Feature(row, "float_addsub"), Slog(64 * 32));
+  EXPECT_FLOAT_EQ(Feature(row, "float_mad"), 0);
+  EXPECT_FLOAT_EQ(Feature(row, "B0.reuse_type.no_reuse"), 1);
+  EXPECT_FLOAT_EQ(Feature(row, "B1.reuse_type.no_reuse"), 1);
+  EXPECT_FLOAT_EQ(Feature(row, "B0.unique_bytes"), Slog(64 * 32 * 4));
+  EXPECT_FLOAT_EQ(Feature(row, "B0.lines"), Slog(64 * 32 / 16));
+}
+
+TEST(PerStoreFeaturesTest, CacheWriteHasAnAllocation) {
+  search::Schedule sch(TiledMatmul64());
+  search::BlockRV c = sch.GetBlock("C");
+  search::BlockRV cache = sch.CacheWrite(c, 0, "local");
+  sch.ReverseComputeAt(cache, sch.GetLoops(c)[1]);
+  std::vector<FeatureRow> rows = PerStoreFeatures(sch.func());
+  ASSERT_EQ(rows.size(), 3u);  // init, update (into the local tile), write back
+  // The 8 x 16 tile of C, allocated inside the two outer tile loops.
+  EXPECT_FLOAT_EQ(Feature(rows[1], "alloc_size"), Slog(8 * 16 * 4));
+  EXPECT_FLOAT_EQ(Feature(rows[1], "alloc_outer_prod"), Slog(8 * 4));
+  EXPECT_FLOAT_EQ(Feature(rows[2], "alloc_size"), 0);
+}
+
+// Every non-zero feature of the three programs, one "program store name value" line each.
+TEST(PerStoreFeaturesTest, GoldenFeatures) {
+  std::ostringstream out;
+  std::pair<const char*, ir::PrimFunc> programs[] = {
+      {"matmul", Matmul64()}, {"tiled_matmul", TiledMatmul64()}, {"elementwise", Elementwise()}};
+  for (const auto& [name, f] : programs) {
+    std::vector<FeatureRow> rows = PerStoreFeatures(f);
+    for (size_t s = 0; s < rows.size(); ++s) {
+      for (size_t c = 0; c < rows[s].size(); ++c) {
+        if (rows[s][c] == 0) continue;
+        char value[32];
+        std::snprintf(value, sizeof(value), "%.5f", rows[s][c]);
+        out << name << " " << s << " " << StoreFeatureNames()[c] << " " << value << "\n";
+      }
+    }
+  }
+  EXPECT_EQ(kiln::testing::CheckGoldenFile(
+                kiln::testing::SourcePath("tests/data/cost_model/features_golden.txt"), out.str()),
+            "");
+}
+
+}  // namespace
+}  // namespace kiln::cost_model
