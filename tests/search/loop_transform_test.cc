@@ -2,6 +2,7 @@
 // equivalence with the original function, and rejected misuse.
 #include <gtest/gtest.h>
 
+#include "ir/substitute.h"
 #include "search/schedule/schedule.h"
 #include "tests/search/golden.h"
 #include "tests/search/test_funcs.h"
@@ -74,6 +75,41 @@ TEST(Split, RejectsBadFactors) {
   sch.Parallel(loops[1]);
   std::vector<LoopRV> parts = sch.Split(loops[1], {4, 4});
   EXPECT_EQ(sch.Get(parts[0])->for_kind, ir::ForKind::kSerial);
+}
+
+// MetaSchedule traces set preserve_unit_iters: a unit loop stays a variable of the block
+// binding when it is true and becomes the constant 0 when it is false.
+TEST(Split, PreserveUnitIters) {
+  for (bool preserve : {true, false}) {
+    ir::PrimFunc f = MakeMatmul(8, 8, 4);
+    Schedule sch(f);
+    std::vector<LoopRV> loops = sch.GetLoops(sch.GetBlock("C"));
+    std::vector<LoopRV> parts = sch.Split(loops[0], {1, 8}, preserve);
+    ir::Var unit = sch.Get(parts[0])->loop_var;
+    const ir::BlockRealizeNode* realize = sch.GetRealize(sch.GetBlock("C"));
+    EXPECT_EQ(ir::UsesVar(realize->iter_values[0], unit.get()), preserve)
+        << testing::ExprText(realize->iter_values[0]);
+    EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+    // Replayed from its trace, the flag holds.
+    EXPECT_EQ(Skeleton(ReplayTrace(f, sch.trace())), Skeleton(sch.func()));
+  }
+}
+
+TEST(Fuse, PreserveUnitIters) {
+  for (bool preserve : {true, false}) {
+    ir::PrimFunc f = MakeMatmul(1, 8, 4);
+    Schedule sch(f);
+    std::vector<LoopRV> loops = sch.GetLoops(sch.GetBlock("C"));
+    LoopRV fused = sch.Fuse({loops[0], loops[1]}, preserve);
+    ir::Var var = sch.Get(fused)->loop_var;
+    const ir::BlockRealizeNode* realize = sch.GetRealize(sch.GetBlock("C"));
+    // i has extent 1: without preserve_unit_iters it is bound to 0. (With it, the binding
+    // fused // 8 simplifies to 0 all the same, knowing the fused loop's range.)
+    EXPECT_FALSE(ir::UsesVar(realize->iter_values[0], var.get()))
+        << testing::ExprText(realize->iter_values[0]);
+    EXPECT_TRUE(ir::UsesVar(realize->iter_values[1], var.get()));
+    EXPECT_EQ(CompareNumerics(f, sch.func()), "");
+  }
 }
 
 TEST(Fuse, TwoLoops) {
