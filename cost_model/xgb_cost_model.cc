@@ -266,7 +266,7 @@ std::vector<double> XgbCostModel::Predict(
     std::lock_guard<std::mutex> lock(mutex_);
     if (booster_ == nullptr) {
       std::vector<double> scores(candidates.size());
-      for (double& s : scores) s = static_cast<double>(rng_.Next() >> 11) * 0x1.0p-53;
+      for (double& s : scores) s = rng_.UniformReal();
       return scores;
     }
   }
