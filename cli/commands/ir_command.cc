@@ -1,7 +1,8 @@
 // `tune ir FILE.tir`: reads TensorIR functions written in TVMScript and, for each, prints its
 // structural hash (the key its tuning records are stored under), checks that printing and
-// parsing it again gives the same function, and runs it in the reference interpreter on
-// seeded random inputs. Symbolic dimensions take values from --dim NAME=VALUE.
+// parsing it again gives the same function (in the --dialect printed), and, unless --no-run,
+// runs it in the reference interpreter on the seeded random inputs the measurement path uses.
+// Symbolic dimensions take values from --dim NAME=VALUE.
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -25,6 +26,7 @@ struct IrOptions {
   uint64_t seed = 1;
   bool print = false;
   bool json = false;
+  bool no_run = false;
   std::string dialect;
 };
 
@@ -37,6 +39,7 @@ nlohmann::json InspectFunction(const ir::PrimFunc& f, const IrOptions& options,
   ir::PrimFunc reparsed =
       ir::ParsePrimFunc(ir::PrintPrimFunc(f, print_options), "<printed " + f->name + ">");
   out["round_trip"] = ir::StructuralEqual(f, reparsed);
+  if (options.no_run) return out;
 
   nlohmann::json params = nlohmann::json::array();
   for (const ir::Var& param : f->params) {
@@ -81,6 +84,7 @@ void PrintText(const nlohmann::json& f, std::ostream& os) {
   os << f["name"].get<std::string>() << "  hash " << f["hash"].get<std::string>() << "\n";
   os << "  round trip (print, parse): "
      << (f["round_trip"].get<bool>() ? "structurally equal" : "DIFFERENT") << "\n";
+  if (!f.contains("interpret_s")) return;
   os << "  interpreter: ran on random inputs in " << f["interpret_s"].get<double>() << " s\n";
   for (const auto& p : f["params"]) {
     os << "    " << p["name"].get<std::string>() << ": " << p["dtype"].get<std::string>();
@@ -103,6 +107,8 @@ Command RegisterIrCommand(CLI::App& parent) {
   app->add_option("--dim", options->dims, "value of a symbolic dimension or scalar, NAME=VALUE");
   app->add_option("--seed", options->seed, "seed of the random inputs");
   app->add_flag("--print", options->print, "print each function as TVMScript");
+  app->add_flag("--no-run", options->no_run,
+                "only hash, print and round-trip; no interpreter run (no --dim values needed)");
   AddDialectOption(app, &options->dialect);
   app->add_flag("--json", options->json, "print one JSON object on the last line");
   return {

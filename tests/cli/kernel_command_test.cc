@@ -202,5 +202,38 @@ TEST_F(KernelCommandTest, MalformedInputNamesThePlace) {
   EXPECT_NE(run.output.find("--target"), std::string::npos) << run.output;
 }
 
+TEST_F(KernelCommandTest, TvmKernelsWithIndexInputsAndPaddingAreChecked) {
+  // TVM 0.27's take (int64 indices into a symbolic axis) and padding under T.if_then_else:
+  // measured through the whole path, inputs drawn where the kernels can run.
+  for (const char* name : {"take_index.tir", "pad_if_then_else.tir"}) {
+    std::string file = std::string(KILN_SOURCE_DIR) + "/tests/ir/testdata/tir/tvm/" + name;
+    runtime::ProcessResult run =
+        Tune(With({file, "--dim", "vocab=5", "--target", "llvm", "--json"}, kQuickTiming));
+    ASSERT_EQ(run.exit_code, 0) << name << "\n" << run.output;
+    json out = LastJson(run);
+    EXPECT_EQ(out["correct"], true) << name << ": " << out.dump();
+  }
+}
+
+TEST_F(KernelCommandTest, DialectOptionChoosesThePrintedTensorIR) {
+  std::string file = Write("mm.tir", kMatmul);
+  runtime::ProcessResult current =
+      Tune(With({file, "--show", "scheduled", "--json"}, kQuickTiming));
+  ASSERT_EQ(current.exit_code, 0) << current.output;
+  std::string text = LastJson(current)["scheduled"].get<std::string>();
+  EXPECT_NE(text.find("with T.sblock(\"C\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"tirx.noalias\": True"), std::string::npos) << text;
+  runtime::ProcessResult older =
+      Tune(With({file, "--show", "scheduled", "--dialect", "tvm-0.23", "--json"}, kQuickTiming));
+  ASSERT_EQ(older.exit_code, 0) << older.output;
+  text = LastJson(older)["scheduled"].get<std::string>();
+  EXPECT_NE(text.find("with T.block(\"C\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"tir.noalias\": T.bool(True)"), std::string::npos) << text;
+  runtime::ProcessResult unknown = Tune({file, "--dialect", "tvm-9"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("unknown TensorIR dialect 'tvm-9'"), std::string::npos)
+      << unknown.output;
+}
+
 }  // namespace
 }  // namespace kiln::cli
