@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
       kiln::cli::RegisterKernelCommand(app),
       kiln::cli::RegisterTasksCommand(app),
       kiln::cli::RegisterOnnxTestCommand(app),
+      kiln::cli::RegisterRunCommand(app),
   };
 
   try {

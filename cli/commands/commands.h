@@ -16,5 +16,6 @@ Command RegisterIrCommand(CLI::App& parent);
 Command RegisterKernelCommand(CLI::App& parent);
 Command RegisterTasksCommand(CLI::App& parent);
 Command RegisterOnnxTestCommand(CLI::App& parent);
+Command RegisterRunCommand(CLI::App& parent);
 
 }  // namespace kiln::cli
