@@ -1,4 +1,4 @@
-// LoadModel: picks the front end by the file's extension.
+// LoadModel: picks the front end by the file's extension; ChooseEntryFunction: the model's entry.
 #include "cli/commands/model_input.h"
 
 #include <filesystem>
@@ -10,20 +10,68 @@
 
 namespace kiln::cli {
 
-ModelInput LoadModel(const std::string& path, const std::map<std::string, int64_t>& dims) {
+namespace {
+
+ModelInput Load(const std::string& path, const std::map<std::string, int64_t>& dims) {
   std::string extension = std::filesystem::path(path).extension().string();
   if (extension == ".onnx") {
     ir::frontend::onnx::ImportOptions options;
     options.dim_values = dims;
-    return {ir::frontend::onnx::ImportOnnx(path, options), "onnx"};
+    return {ir::frontend::onnx::ImportOnnx(path, options), "onnx", ""};
   }
   if (extension == ".relax" || extension == ".py") {
     KILN_CHECK(dims.empty(), ErrorKind::kUnsupported,
-          path + ": --dim binds ONNX dim_params; a Relax module keeps its symbolic dims");
-    return {ir::relax::ParseModule(ReadFile(path), path), "relax"};
+               path + ": --dim binds ONNX dim_params; a Relax module keeps its symbolic dims");
+    return {ir::relax::ParseModule(ReadFile(path), path), "relax", ""};
   }
   throw Error(ErrorKind::kParse, path + ": expected a model file ending in .onnx (ONNX) or " +
                                      ".relax / .py (Relax TVMScript), got '" + extension + "'");
+}
+
+}  // namespace
+
+std::string ChooseEntryFunction(const ir::relax::IRModule& module, const std::string& requested,
+                                const std::string& source) {
+  std::vector<std::string> relax_functions, public_functions;
+  for (const std::string& name : module.names()) {
+    const ir::relax::Function* f = module.LookupFunction(name);
+    if (f == nullptr) continue;
+    relax_functions.push_back(name);
+    if ((*f)->attrs.Has("global_symbol")) public_functions.push_back(name);
+  }
+  auto listing = [&] {
+    std::string out;
+    for (const std::string& name : relax_functions) {
+      const ir::relax::Function* f = module.LookupFunction(name);
+      out += (out.empty() ? "" : ", ") + name +
+             ((*f)->attrs.Has("global_symbol") ? std::string() : std::string(" (private)"));
+    }
+    return out.empty() ? std::string("none") : out;
+  };
+  if (!requested.empty()) {
+    KILN_CHECK(module.LookupFunction(requested) != nullptr, ErrorKind::kInvalidIR,
+               source + ": --func " + requested + ": the module has no Relax function '" +
+                   requested + "' (its Relax functions: " + listing() + ")");
+    return requested;
+  }
+  if (public_functions.size() == 1) return public_functions[0];
+  for (const std::string& name : public_functions) {
+    if (name == "main") return name;
+  }
+  throw Error(ErrorKind::kInvalidIR,
+              source + ": " +
+                  (public_functions.empty() ? "no public Relax function"
+                                            : std::to_string(public_functions.size()) +
+                                                  " public Relax functions and none named main") +
+                  ": name the model's entry with --func NAME (the module's Relax functions: " +
+                  listing() + ")");
+}
+
+ModelInput LoadModel(const std::string& path, const std::map<std::string, int64_t>& dims,
+                     const std::string& func) {
+  ModelInput input = Load(path, dims);
+  input.entry = ChooseEntryFunction(input.module, func, path);
+  return input;
 }
 
 }  // namespace kiln::cli

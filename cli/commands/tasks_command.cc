@@ -1,4 +1,5 @@
-// `tune tasks MODEL`: the tuning tasks of a model (ONNX or Relax TVMScript). It runs the
+// `tune tasks MODEL [--func NAME]`: the tuning tasks of a model (ONNX or Relax TVMScript; the
+// entry function chosen as model_input.h says). It runs the
 // pipeline that prepares a model for tuning (legalize every op into TensorIR, fold constants,
 // fuse) and extracts one task per distinct kernel, and prints the table: name, FLOP count
 // (symbolic when the model's shapes are), weight (call sites) and parameter shapes.
@@ -10,6 +11,7 @@
 #include "cli/commands/commands.h"
 #include "cli/commands/model_input.h"
 #include "ir/relax/expr_functor.h"
+#include "ir/relax/text/printer.h"
 #include "ir/relax/transform/extract_tasks.h"
 #include "ir/relax/transform/pipeline.h"
 #include "ir/structural.h"
@@ -22,9 +24,11 @@ using ir::relax::transform::ExtractedTask;
 
 struct TasksOptions {
   std::string model;
+  std::string func;
   std::vector<std::string> dims;
   std::vector<std::string> show;
   bool json = false;
+  bool print = false;
   std::string dialect;
 };
 
@@ -67,15 +71,26 @@ Command RegisterTasksCommand(CLI::App& parent) {
   app->add_option("model", options->model, "an ONNX file or a Relax TVMScript module")->required();
   app->add_option("--dim", options->dims,
                   "bind a named dimension of the ONNX inputs (dim_param), NAME=VALUE");
+  app->add_option("--func", options->func,
+                  "the Relax function that is the model (default: the only public one, else main)");
   app->add_option("--show", options->show, "print the TensorIR of the task with this name");
   app->add_flag("--json", options->json, "print one JSON object on the last line");
+  app->add_flag("--print", options->print,
+                "print the model as Kiln read it, a Relax module in TVMScript (in --dialect), "
+                "before the table");
   AddDialectOption(app, &options->dialect);
   return {
       app, [options]() {
-        ModelInput input = LoadModel(options->model, ParseDims(options->dims));
+        ModelInput input = LoadModel(options->model, ParseDims(options->dims), options->func);
+        if (options->print) {
+          ir::relax::PrintOptions print_options;
+          print_options.dialect = DialectPrintOptions(options->dialect).dialect;
+          std::cout << ir::relax::PrintModule(input.module, print_options) << "\n";
+        }
         int op_calls = CountOpCalls(input.module);
         ir::relax::IRModule prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
-        std::vector<ExtractedTask> tasks = ir::relax::transform::ExtractTasks(prepared);
+        std::vector<ExtractedTask> tasks =
+            ir::relax::transform::ExtractTasks(prepared, input.entry);
         int64_t call_sites = 0;
         for (const ExtractedTask& task : tasks) call_sites += task.weight;
         for (const std::string& name : options->show) {
@@ -89,9 +104,13 @@ Command RegisterTasksCommand(CLI::App& parent) {
           KILN_CHECK(found, ErrorKind::kParse, "--show " + name + ": the model has no such task");
         }
         if (options->json) {
-          nlohmann::json out = {{"model", options->model},   {"format", input.format},
-                                {"ops", op_calls},           {"kernel_calls", call_sites},
-                                {"num_tasks", tasks.size()}, {"tasks", nlohmann::json::array()}};
+          nlohmann::json out = {{"model", options->model},
+                                {"format", input.format},
+                                {"func", input.entry},
+                                {"ops", op_calls},
+                                {"kernel_calls", call_sites},
+                                {"num_tasks", tasks.size()},
+                                {"tasks", nlohmann::json::array()}};
           for (size_t i = 0; i < tasks.size(); ++i) {
             out["tasks"].push_back(TaskJson(i, tasks[i]));
           }
