@@ -147,6 +147,16 @@ TEST(PerStoreFeaturesTest, CacheWriteHasAnAllocation) {
   EXPECT_FLOAT_EQ(Feature(rows[2], "alloc_size"), 0);
 }
 
+TEST(PerStoreFeaturesTest, AutoUnrollAnnotation) {
+  search::Schedule sch(TiledMatmul64());
+  search::BlockRV c = sch.GetBlock("C");
+  sch.Annotate(sch.GetLoops(c)[0], "pragma_auto_unroll_max_step", int64_t{64});
+  std::vector<FeatureRow> rows = PerStoreFeatures(sch.func());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FLOAT_EQ(Feature(rows[1], "auto_unroll_max_step"), Slog(64));
+  EXPECT_FLOAT_EQ(Feature(PerStoreFeatures(TiledMatmul64())[1], "auto_unroll_max_step"), 0);
+}
+
 // Every non-zero feature of the three programs, one "program store name value" line each.
 TEST(PerStoreFeaturesTest, GoldenFeatures) {
   std::ostringstream out;

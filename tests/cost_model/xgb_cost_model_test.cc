@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cost_model/random_cost_model.h"
 #include "cost_model/tools/dataset.h"
@@ -169,6 +170,25 @@ TEST(XgbCostModelTest, LoadRejectsWhatIsNotASavedModel) {
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kParse);
       EXPECT_NE(std::string(e.what()).find("saved cost model"), std::string::npos) << e.what();
+    }
+  }
+  // Well-formed around a broken booster: XGBoost's own error, reported as a parse error.
+  nlohmann::json doc = nlohmann::json::from_cbor(good);
+  std::vector<uint8_t> booster = doc["booster"].get_binary();
+  booster.resize(booster.size() / 3);
+  doc["booster"] = nlohmann::json::binary(booster);
+  std::vector<uint8_t> broken_booster = nlohmann::json::to_cbor(doc);
+  doc = nlohmann::json::from_cbor(good);
+  doc["version"] = 99;
+  std::vector<uint8_t> newer = nlohmann::json::to_cbor(doc);
+  for (const auto& [bad, phrase] :
+       {std::pair{broken_booster, "booster does not load"}, std::pair{newer, "version 99"}}) {
+    try {
+      model.Load(bad);
+      ADD_FAILURE() << "loaded a model with " << phrase;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kParse);
+      EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << e.what();
     }
   }
   // A rejected load leaves the model as it was.
