@@ -157,6 +157,21 @@ TEST(PerStoreFeaturesTest, AutoUnrollAnnotation) {
   EXPECT_FLOAT_EQ(Feature(PerStoreFeatures(TiledMatmul64())[1], "auto_unroll_max_step"), 0);
 }
 
+// A symbolic dimension counts as one iteration (the search's postprocessors reject dynamic
+// loops; the features must still not fail on them).
+TEST(PerStoreFeaturesTest, SymbolicExtentsCountAsOne) {
+  ir::PrimFunc softmax = ir::ParsePrimFunc(
+      kiln::testing::ReadTextFile(kiln::testing::SourcePath("examples/tir/softmax_dynamic.tir")));
+  std::vector<FeatureRow> rows = PerStoreFeatures(softmax);
+  ASSERT_GE(rows.size(), 3u);
+  for (const FeatureRow& row : rows) {
+    for (float v : row) EXPECT_TRUE(std::isfinite(v));
+  }
+  // row_max's update: max over k (256), n unknown.
+  EXPECT_FLOAT_EQ(Feature(rows[1], "outer_prod"), Slog(256));
+  EXPECT_FLOAT_EQ(Feature(rows[1], "float_cmp"), Slog(256));
+}
+
 // Every non-zero feature of the three programs, one "program store name value" line each.
 TEST(PerStoreFeaturesTest, GoldenFeatures) {
   std::ostringstream out;
