@@ -131,6 +131,29 @@ TEST(TvmTrace, RecordsComputeWhatTheirWorkloadsCompute) {
   }
 }
 
+// The trace fuzzer's seeds in TVM's shape (tests/search/testdata/traces/tvm_*.json: the
+// handwritten records of the matmul + ReLU, decisions fitted to the fuzzer's 8x8x8 workload):
+// each reads, writes back unchanged, and replays to a function that computes the same.
+TEST(TvmTrace, FuzzerSeedsInTvmShapeReplay) {
+  fs::path dir = kiln::testing::SourcePath("tests/search/testdata/traces");
+  ir::PrimFunc workload =
+      ir::ParsePrimFunc(kiln::testing::ReadTextFile(dir / "workload.tir"), "workload.tir");
+  size_t count = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("tvm_", 0) != 0) continue;
+    SCOPED_TRACE(name);
+    json j = json::parse(kiln::testing::ReadTextFile(entry.path()));
+    Trace trace = Trace::FromJSON(j);
+    EXPECT_EQ(trace.ToJSON(), j);
+    ir::PrimFunc scheduled;
+    ASSERT_NO_THROW(scheduled = ReplayTrace(workload, trace));
+    EXPECT_EQ(CompareNumerics(workload, scheduled), "");
+    ++count;
+  }
+  EXPECT_GE(count, 7u);
+}
+
 TEST(TvmTrace, KilnWritesTvmShapes) {
   Schedule sch(testing::MakeMatmulRelu(16, 16, 16));
   BlockRV c = sch.GetBlock("C");
