@@ -4,12 +4,15 @@
 #include <xgboost/c_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "ir/structural.h"
 #include "support/error.h"
@@ -75,6 +78,38 @@ BoosterHandle NewBooster(const std::vector<DMatrixHandle>& cache, const XgbOptio
   return b;
 }
 
+// The features of every candidate, extracted on up to `threads` threads (candidates are
+// independent; the lowering passes share no state). A candidate whose features cannot be
+// extracted gets no value and its error in `errors`.
+std::vector<std::optional<std::vector<FeatureRow>>> ExtractAll(
+    const std::vector<search::CostModelCandidate>& candidates, int threads,
+    std::vector<std::string>& errors) {
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    KILN_CHECK(candidates[i].scheduled != nullptr, ErrorKind::kInternal,
+               "cost model: candidate " + std::to_string(i) + " has no function");
+  }
+  std::vector<std::optional<std::vector<FeatureRow>>> features(candidates.size());
+  errors.assign(candidates.size(), "");
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < candidates.size(); i = next++) {
+      try {
+        features[i] = PerStoreFeatures(*candidates[i].scheduled);
+      } catch (const std::exception& e) {
+        // A worker thread must not let anything escape; the candidate is only unscorable.
+        errors[i] = e.what();
+      }
+    }
+  };
+  // Small batches are not worth a thread.
+  size_t extra = std::min<size_t>(std::max(threads, 1) - 1, candidates.size() / 32);
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < extra; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return features;
+}
+
 std::vector<uint8_t> FloatBytes(const std::vector<FeatureRow>& rows) {
   std::vector<uint8_t> bytes(rows.size() * sizeof(FeatureRow));
   if (!rows.empty()) std::memcpy(bytes.data(), rows.data(), bytes.size());
@@ -127,18 +162,18 @@ void XgbCostModel::Update(const search::TuneContext& context,
   KILN_CHECK(context.workload.defined(), ErrorKind::kInternal,
              "XgbCostModel::Update: the tune context has no workload");
   // Features outside the lock: they are the expensive part.
+  std::vector<std::string> errors;
+  std::vector<std::optional<std::vector<FeatureRow>>> extracted =
+      ExtractAll(candidates, options_.feature_threads, errors);
   std::vector<std::vector<FeatureRow>> features;
   std::vector<double> times;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    KILN_CHECK(candidates[i].scheduled != nullptr, ErrorKind::kInternal,
-               "XgbCostModel::Update: candidate " + std::to_string(i) + " has no function");
-    try {
-      features.push_back(PerStoreFeatures(*candidates[i].scheduled));
-    } catch (const Error& e) {
+    if (!extracted[i]) {
       KILN_LOG_WARN("cost model: candidate {} of {} skipped, no features: {}", i, context.task_name,
-                    e.what());
+                    errors[i]);
       continue;
     }
+    features.push_back(std::move(*extracted[i]));
     times.push_back(run_seconds[i]);
   }
   uint64_t hash = ir::StructuralHash(context.workload);
@@ -270,22 +305,20 @@ std::vector<double> XgbCostModel::Predict(
       return scores;
     }
   }
+  std::vector<std::string> errors;
+  std::vector<std::optional<std::vector<FeatureRow>>> extracted =
+      ExtractAll(candidates, options_.feature_threads, errors);
   std::vector<FeatureRow> rows;
   RowGroups groups;
-  std::vector<bool> scorable(candidates.size(), true);
   for (size_t i = 0; i < candidates.size(); ++i) {
-    KILN_CHECK(candidates[i].scheduled != nullptr, ErrorKind::kInternal,
-               "XgbCostModel::Predict: candidate " + std::to_string(i) + " has no function");
-    std::vector<FeatureRow> f;
-    try {
-      f = PerStoreFeatures(*candidates[i].scheduled);
-    } catch (const Error& e) {
+    if (!extracted[i]) {
       KILN_LOG_DEBUG("cost model: candidate {} of {} unscorable: {}", i, context.task_name,
-                     e.what());
-      scorable[i] = false;
+                     errors[i]);
+      groups.AddGroup(0);
+      continue;
     }
-    rows.insert(rows.end(), f.begin(), f.end());
-    groups.AddGroup(f.size());
+    rows.insert(rows.end(), extracted[i]->begin(), extracted[i]->end());
+    groups.AddGroup(extracted[i]->size());
   }
   std::vector<double> scores;
   if (rows.empty()) {
@@ -295,7 +328,7 @@ std::vector<double> XgbCostModel::Predict(
     scores = PredictRows(rows, groups);
   }
   for (size_t i = 0; i < candidates.size(); ++i) {
-    if (!scorable[i]) scores[i] = kUnscorableScore;
+    if (!extracted[i]) scores[i] = kUnscorableScore;
   }
   return scores;
 }

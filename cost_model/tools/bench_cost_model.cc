@@ -5,7 +5,7 @@
 // trained workload and on a second workload. `--json`: one object on the last line.
 //
 //   bench_cost_model [--json] [--data DIR] [--max-rounds N] [--early-stopping N]
-//                    [--validation F] [--threads N]
+//                    [--validation F] [--threads N] [--feature-threads N]
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -61,12 +61,15 @@ int Run(int argc, char** argv) {
       options.early_stopping_rounds = std::stoi(argv[++i]);
     } else if (a == "--validation" && i + 1 < argc) {
       options.validation_fraction = std::stod(argv[++i]);
+    } else if (a == "--feature-threads" && i + 1 < argc) {
+      options.feature_threads = std::stoi(argv[++i]);
     } else if (a == "--threads" && i + 1 < argc) {
       options.num_threads = std::stoi(argv[++i]);
     } else {
       throw Error(ErrorKind::kParse, "unknown option " + a +
                                          " (use --json, --data DIR, --max-rounds N, "
-                                         "--early-stopping N, --validation F, --threads N)");
+                                         "--early-stopping N, --validation F, --threads N, "
+                                         "--feature-threads N)");
     }
   }
   tools::Dataset matmul = tools::LoadDataset(dir + "/matmul_256.json");

@@ -195,6 +195,19 @@ TEST(XgbCostModelTest, LoadRejectsWhatIsNotASavedModel) {
   EXPECT_EQ(model.Predict(Context(d), Candidates(d, 100, 110)), before);
 }
 
+TEST(XgbCostModelTest, FeatureThreadsGiveTheSameScores) {
+  const Dataset& d = Matmul();
+  XgbOptions one;
+  one.max_rounds = 10;
+  XgbOptions two = one;
+  two.feature_threads = 2;
+  XgbCostModel a(one), b(two);
+  a.Update(Context(d), Candidates(d, 0, 120), Times(d, 0, 120));
+  b.Update(Context(d), Candidates(d, 0, 120), Times(d, 0, 120));
+  EXPECT_EQ(a.Predict(Context(d), Candidates(d, 120, 220)),
+            b.Predict(Context(d), Candidates(d, 120, 220)));
+}
+
 TEST(XgbCostModelTest, UpdateChecksItsArguments) {
   const Dataset& d = Matmul();
   XgbCostModel model;
