@@ -187,7 +187,7 @@ void XgbCostModel::Update(const search::TuneContext& context,
   size_t total = 0;
   for (const auto& [h, wl] : workloads_) total += wl.run_seconds.size();
   bool first = trained_samples_ == 0;
-  if (total >= options_.min_samples &&
+  if (total > 0 && total >= options_.min_samples &&
       (first || static_cast<double>(total) >=
                     (1.0 + options_.retrain_growth) * static_cast<double>(trained_samples_))) {
     Train();
@@ -396,8 +396,18 @@ void XgbCostModel::Load(const std::vector<uint8_t>& bytes) {
       w.run_seconds = entry.at("run_seconds").get<std::vector<double>>();
       w.row_counts = entry.at("row_counts").get<std::vector<size_t>>();
       const auto& raw = entry.at("rows").get_binary();
-      size_t total = std::accumulate(w.row_counts.begin(), w.row_counts.end(), size_t{0});
-      if (w.row_counts.size() != w.run_seconds.size() || raw.size() != total * sizeof(FeatureRow)) {
+      // Counted against the bytes present, so that no count can overflow the total.
+      const size_t max_rows = raw.size() / sizeof(FeatureRow);
+      size_t total = 0;
+      for (size_t count : w.row_counts) {
+        if (count > max_rows - total) {
+          total = max_rows + 1;
+          break;
+        }
+        total += count;
+      }
+      if (w.row_counts.size() != w.run_seconds.size() || total > max_rows ||
+          raw.size() != total * sizeof(FeatureRow)) {
         throw fail("workload " + entry.at("hash").dump() +
                    ": run times, row counts and feature bytes disagree");
       }

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "cost_model/random_cost_model.h"
@@ -181,8 +182,12 @@ TEST(XgbCostModelTest, LoadRejectsWhatIsNotASavedModel) {
   doc = nlohmann::json::from_cbor(good);
   doc["version"] = 99;
   std::vector<uint8_t> newer = nlohmann::json::to_cbor(doc);
+  doc = nlohmann::json::from_cbor(good);
+  doc["workloads"][0]["row_counts"][0] = std::numeric_limits<uint64_t>::max();
+  std::vector<uint8_t> huge_count = nlohmann::json::to_cbor(doc);
   for (const auto& [bad, phrase] :
-       {std::pair{broken_booster, "booster does not load"}, std::pair{newer, "version 99"}}) {
+       {std::pair{broken_booster, "booster does not load"}, std::pair{newer, "version 99"},
+        std::pair{huge_count, "feature bytes disagree"}}) {
     try {
       model.Load(bad);
       ADD_FAILURE() << "loaded a model with " << phrase;
