@@ -1,6 +1,7 @@
 // Tuner: setup per task, the pipelined round loop, and the report.
 #include "search/tuner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -79,8 +80,13 @@ void Tuner::State::Stop(size_t task, const std::string& why) {
 
 void Tuner::State::Setup() {
   scheduler = CreateTaskScheduler(options.task_scheduler, options.scheduler);
-  KILN_CHECK(options.trials_per_round > 0, ErrorKind::kParse,
-             "trials per round: a positive number expected");
+  KILN_CHECK(options.trials_per_round >= 0, ErrorKind::kParse,
+             "trials per round: a positive number (or 0: chosen from the budget) expected");
+  if (options.trials_per_round == 0) {
+    // Every task should get a round, and a second to build on the first, within the budget.
+    int64_t share = options.max_trials_global / std::max<int64_t>(1, 2 * int64_t(tasks.size()));
+    options.trials_per_round = static_cast<int>(std::clamp<int64_t>(share, 8, 64));
+  }
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TuneTask& task = tasks[i];
     TaskReport r;
@@ -154,7 +160,8 @@ bool Tuner::State::SubmitRound() {
       continue;
     }
     if (candidates.empty()) {
-      Stop(task, report.tasks[task].trials == 0 ? "the design space gave no valid candidate" : "");
+      // A space with no more distinct candidates is done, not failed, once it gave some.
+      Stop(task, progress[task].trials == 0 ? "the design space gave no valid candidate" : "");
       continue;
     }
     int64_t round_id = next_round++;

@@ -49,7 +49,7 @@ struct RunOptions {
   std::string target = "llvm";
   int64_t trials = 0;
   int64_t trials_per_task = 0;
-  int trials_per_round = 64;
+  int trials_per_round = 0;
   std::string strategy = "evolutionary";
   std::string cost_model = "xgb";
   std::string task_scheduler = "gradient";
@@ -322,7 +322,7 @@ int Run(const RunOptions& o) {
   };
 
   search::Tuner tuner(std::move(tasks), options, measurer, space, model.get());
-  ProgressPrinter printer(o.trials_per_round);
+  ProgressPrinter printer(o.trials_per_round > 0 ? o.trials_per_round : 64);
   search::TuneReport report;
   try {
     report = tuner.Run(std::ref(printer));
@@ -378,8 +378,9 @@ Command RegisterRunCommand(CLI::App& parent) {
       ->check(CLI::PositiveNumber);
   app->add_option("--trials-per-task", o->trials_per_task, "a budget per task (0: none)")
       ->check(CLI::NonNegativeNumber);
-  app->add_option("--trials-per-round", o->trials_per_round, "candidates per measurement round")
-      ->check(CLI::PositiveNumber);
+  app->add_option("--trials-per-round", o->trials_per_round,
+                  "candidates per measurement round (0: 64, fewer for many tasks)")
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--strategy", o->strategy, "evolutionary or random (replay-trace)")
       ->check(CLI::IsMember({"evolutionary", "random"}));
   app->add_option("--cost-model", o->cost_model, "xgb, random or none")

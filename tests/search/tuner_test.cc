@@ -1,5 +1,5 @@
 // The tuning loop end to end on this machine: the CPU design space, the evolutionary search
-// (with a random model, and with none) or replay-trace, the task scheduler and the local
+// (with the XGBoost model, and with none) or replay-trace, the task scheduler and the local
 // measurer, for a few dozen real measurements. The tuned kernel beats the untuned one, no
 // structurally equal candidate is measured twice, every ok result was checked against the
 // reference, and the best trace replays to a kernel that agrees with the interpreter.
@@ -11,10 +11,10 @@
 #include <mutex>
 #include <set>
 
+#include "cost_model/xgb_cost_model.h"
 #include "ir/structural.h"
 #include "runtime/sandbox_client.h"
 #include "search/measure/local_measurer.h"
-#include "search/strategy/random_cost_model.h"
 #include "test_funcs.h"
 
 namespace kiln::search {
@@ -101,11 +101,15 @@ class TunerTest : public ::testing::Test {
 TEST_F(TunerTest, EvolutionarySearchBeatsTheUntunedMatmul) {
   LocalMeasurer local(MeasureOptions());
   RecordingMeasurer recording(local);
-  RandomCostModel model(5);
+  // The real model, trained once half the trials are in (random scores before).
+  cost_model::XgbOptions xgb;
+  xgb.min_samples = 8;
+  xgb.num_threads = 1;
+  std::unique_ptr<CostModel> model = cost_model::MakeXgbCostModel(xgb);
   ir::PrimFunc matmul = testing::MakeMatmul(96, 96, 96);
   TuneTask task{.name = "matmul", .workload = matmul, .weight = 1, .flop = 2.0 * 96 * 96 * 96};
   int progress_calls = 0;
-  Tuner tuner({task}, SmallOptions(16), recording, CpuSpace(), &model);
+  Tuner tuner({task}, SmallOptions(16), recording, CpuSpace(), model.get());
   TuneReport report = tuner.Run([&](const TuneReport&) { ++progress_calls; });
 
   ASSERT_EQ(report.tasks.size(), 1u);
