@@ -36,7 +36,9 @@ bool DirectlyNested(const ScheduleState& state, int outer, int inner) {
 class RewriteParallelVectorizeUnroll : public Postproc {
  public:
   std::string Name() const override { return "rewrite_parallel_vectorize_unroll"; }
-  void Initialize(const TuneContext&) override {}
+  void Initialize(const TuneContext& context) override {
+    vector_bytes_ = std::max(1, context.vector_bytes);
+  }
   std::unique_ptr<Postproc> Clone() const override {
     return std::make_unique<RewriteParallelVectorizeUnroll>(*this);
   }
@@ -75,7 +77,7 @@ class RewriteParallelVectorizeUnroll : public Postproc {
   }
 
  private:
-  static void RewriteBlock(Schedule& sch, const std::string& name, const Budgets& budgets) {
+  void RewriteBlock(Schedule& sch, const std::string& name, const Budgets& budgets) const {
     const ScheduleState& state = sch.state();
     int index = state.FindBlock(name);
     if (index < 0) return;
@@ -103,8 +105,9 @@ class RewriteParallelVectorizeUnroll : public Postproc {
     }
     // Inner loops to vectorize: this block's alone, spatial, within the vector budget.
     size_t num_vector = 0;
+    int64_t vector_extent = 1;
     if (budgets.vectorize > 1) {
-      int64_t product = 1;
+      int64_t& product = vector_extent;
       for (size_t i = loops.size(); i-- > num_parallel;) {
         const ir::ForNode* loop = state.entry(loops[i]).loop();
         auto extent = ir::AsConstInt(loop->extent);
@@ -132,13 +135,27 @@ class RewriteParallelVectorizeUnroll : public Postproc {
     }
     if (num_vector > 0) {
       std::vector<LoopRV> group(rvs.end() - num_vector, rvs.end());
-      sch.Vectorize(group.size() == 1 ? group.front() : sch.Fuse(group));
+      LoopRV vector_loop = group.size() == 1 ? group.front() : sch.Fuse(group);
+      // Wider than a register: the C compiler handles a generic vector of several registers
+      // badly, so the loop becomes unrolled copies of one register's width.
+      const ir::BlockNode* node = sch.Get(block);
+      int64_t element_bytes =
+          node->writes.empty() ? 4 : std::max(1, node->writes[0].buffer->dtype.bits() / 8);
+      int64_t lanes = std::max<int64_t>(1, vector_bytes_ / element_bytes);
+      if (vector_extent > lanes && vector_extent % lanes == 0) {
+        std::vector<LoopRV> parts = sch.Split(vector_loop, {std::nullopt, lanes});
+        sch.Unroll(parts[0]);
+        vector_loop = parts[1];
+      }
+      sch.Vectorize(vector_loop);
     }
     if (budgets.unroll > 0 && !sch.Get(outer)->annotations.count("pragma_auto_unroll_max_step")) {
       sch.Annotate(outer, "pragma_auto_unroll_max_step", budgets.unroll);
       sch.Annotate(outer, "pragma_unroll_explicit", int64_t{budgets.unroll_explicit ? 1 : 0});
     }
   }
+
+  int vector_bytes_ = 64;
 };
 
 }  // namespace
