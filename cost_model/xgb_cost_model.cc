@@ -17,6 +17,7 @@
 #include "ir/structural.h"
 #include "support/error.h"
 #include "support/logging.h"
+#include "support/stable_hash.h"
 
 namespace kiln::cost_model {
 
@@ -108,6 +109,14 @@ std::vector<std::optional<std::vector<FeatureRow>>> ExtractAll(
   work();
   for (std::thread& t : pool) t.join();
   return features;
+}
+
+// XGBoost trusts its model bytes: a damaged booster can crash it while loading or predicting.
+// The saved model carries this digest of them, checked before XGBoost sees them.
+uint64_t Digest(const std::vector<uint8_t>& bytes) {
+  StableHasher hasher;
+  for (uint8_t b : bytes) hasher.Byte(b);
+  return hasher.value();
 }
 
 std::vector<uint8_t> FloatBytes(const std::vector<FeatureRow>& rows) {
@@ -347,7 +356,9 @@ std::vector<uint8_t> XgbCostModel::Save() const {
     XgbCheck(XGBoosterSaveModelToBuffer(booster_, R"({"format": "ubj"})", &len, &raw),
              "XGBoosterSaveModelToBuffer");
     // The buffer lives only until the next call on the booster: copy it now.
-    doc["booster"] = nlohmann::json::binary(std::vector<uint8_t>(raw, raw + len));
+    std::vector<uint8_t> booster(raw, raw + len);
+    doc["booster_digest"] = Digest(booster);
+    doc["booster"] = nlohmann::json::binary(std::move(booster));
   }
   nlohmann::json workloads = nlohmann::json::array();
   for (const auto& [hash, w] : workloads_) {
@@ -417,6 +428,9 @@ void XgbCostModel::Load(const std::vector<uint8_t>& bytes) {
     }
     if (doc.contains("booster")) {
       const auto& raw = doc.at("booster").get_binary();
+      if (Digest(raw) != doc.at("booster_digest").get<uint64_t>()) {
+        throw fail("the booster's bytes are damaged (digest mismatch)");
+      }
       XgbCheck(XGBoosterCreate(nullptr, 0, &booster), "XGBoosterCreate");
       if (XGBoosterLoadModelFromBuffer(booster, raw.data(), raw.size()) != 0) {
         throw fail(std::string("booster does not load: ") + XGBGetLastError());

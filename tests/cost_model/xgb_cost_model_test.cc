@@ -15,6 +15,7 @@
 #include "cost_model/random_cost_model.h"
 #include "cost_model/tools/dataset.h"
 #include "support/error.h"
+#include "support/stable_hash.h"
 #include "tests/testing/golden.h"
 
 namespace kiln::cost_model {
@@ -173,11 +174,17 @@ TEST(XgbCostModelTest, LoadRejectsWhatIsNotASavedModel) {
       EXPECT_NE(std::string(e.what()).find("saved cost model"), std::string::npos) << e.what();
     }
   }
-  // Well-formed around a broken booster: XGBoost's own error, reported as a parse error.
+  // A damaged booster is caught by its digest before XGBoost (which can crash on damaged
+  // model bytes) sees it; a short one with a matching digest fails in XGBoost, reported as a
+  // parse error.
   nlohmann::json doc = nlohmann::json::from_cbor(good);
   std::vector<uint8_t> booster = doc["booster"].get_binary();
   booster.resize(booster.size() / 3);
   doc["booster"] = nlohmann::json::binary(booster);
+  std::vector<uint8_t> damaged_booster = nlohmann::json::to_cbor(doc);
+  StableHasher digest;
+  for (uint8_t b : booster) digest.Byte(b);
+  doc["booster_digest"] = digest.value();
   std::vector<uint8_t> broken_booster = nlohmann::json::to_cbor(doc);
   doc = nlohmann::json::from_cbor(good);
   doc["version"] = 99;
@@ -186,7 +193,8 @@ TEST(XgbCostModelTest, LoadRejectsWhatIsNotASavedModel) {
   doc["workloads"][0]["row_counts"][0] = std::numeric_limits<uint64_t>::max();
   std::vector<uint8_t> huge_count = nlohmann::json::to_cbor(doc);
   for (const auto& [bad, phrase] :
-       {std::pair{broken_booster, "booster does not load"}, std::pair{newer, "version 99"},
+       {std::pair{damaged_booster, "digest mismatch"},
+        std::pair{broken_booster, "booster does not load"}, std::pair{newer, "version 99"},
         std::pair{huge_count, "feature bytes disagree"}}) {
     try {
       model.Load(bad);
@@ -211,6 +219,48 @@ TEST(XgbCostModelTest, FeatureThreadsGiveTheSameScores) {
   b.Update(Context(d), Candidates(d, 0, 120), Times(d, 0, 120));
   EXPECT_EQ(a.Predict(Context(d), Candidates(d, 120, 220)),
             b.Predict(Context(d), Candidates(d, 120, 220)));
+}
+
+// Saved bytes come back from a database file: corrupted ones load or fail with an error,
+// never crash.
+TEST(XgbCostModelTest, CorruptedSavedBytesNeverCrash) {
+  const Dataset& d = Matmul();
+  XgbOptions options;
+  options.max_rounds = 5;
+  XgbCostModel model(options);
+  model.Update(Context(d), Candidates(d, 0, 100), Times(d, 0, 100));
+  const std::vector<uint8_t> good = model.Save();
+  const std::vector<uint8_t> booster = nlohmann::json::from_cbor(good)["booster"].get_binary();
+  search::RandomEngine rng(11);
+  auto flip = [&](std::vector<uint8_t>& bytes) {
+    for (int flips = 0; flips < 3; ++flips) {
+      bytes[rng.UniformInt(0, static_cast<int64_t>(bytes.size()))] ^=
+          static_cast<uint8_t>(rng.UniformInt(1, 256));
+    }
+  };
+  int rejected = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    // Half anywhere in the file, half inside XGBoost's own model bytes.
+    std::vector<uint8_t> bytes = good;
+    if (trial % 2 == 0) {
+      flip(bytes);
+    } else {
+      nlohmann::json doc = nlohmann::json::from_cbor(good);
+      std::vector<uint8_t> b = booster;
+      flip(b);
+      doc["booster"] = nlohmann::json::binary(b);
+      bytes = nlohmann::json::to_cbor(doc);
+    }
+    XgbCostModel fresh(options);
+    try {
+      fresh.Load(bytes);
+      fresh.Predict(Context(d), Candidates(d, 100, 102));
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kParse) << e.what();
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 0);
 }
 
 TEST(XgbCostModelTest, UpdateChecksItsArguments) {
