@@ -19,6 +19,13 @@ int main(int argc, char** argv) {
       kiln::cli::RegisterTasksCommand(app),
       kiln::cli::RegisterOnnxTestCommand(app),
       kiln::cli::RegisterRunCommand(app),
+      kiln::cli::RegisterDbCommand(app),
+      kiln::cli::RegisterSubmitCommand(app),
+      kiln::cli::RegisterStatusCommand(app),
+      kiln::cli::RegisterWatchCommand(app),
+      kiln::cli::RegisterCancelCommand(app),
+      kiln::cli::RegisterWorkersCommand(app),
+      kiln::cli::RegisterKeysCommand(app),
   };
 
   try {

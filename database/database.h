@@ -85,6 +85,7 @@ struct JobStatistics {
   int64_t ok = 0;
   std::vector<std::pair<std::string, int64_t>> errors_by_kind;  // kind name, count
   std::optional<double> best_seconds;
+  int64_t max_candidate_id = 0;  // a resumed job numbers its candidates above it
 };
 
 struct HistoryQuery {

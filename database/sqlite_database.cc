@@ -505,6 +505,9 @@ JobStatistics SqliteDatabase::GetJobStatistics(int64_t job_id) {
       stats.errors_by_kind.emplace_back(kind, count);
     }
   }
+  SqliteStatement max(*db_, "SELECT COALESCE(MAX(candidate_id), 0) FROM records WHERE job_id = ?");
+  max.Bind(1, job_id);
+  if (max.Step()) stats.max_candidate_id = max.Int(0);
   return stats;
 }
 

@@ -17,5 +17,12 @@ Command RegisterKernelCommand(CLI::App& parent);
 Command RegisterTasksCommand(CLI::App& parent);
 Command RegisterOnnxTestCommand(CLI::App& parent);
 Command RegisterRunCommand(CLI::App& parent);
+Command RegisterDbCommand(CLI::App& parent);
+Command RegisterSubmitCommand(CLI::App& parent);
+Command RegisterStatusCommand(CLI::App& parent);
+Command RegisterWatchCommand(CLI::App& parent);
+Command RegisterCancelCommand(CLI::App& parent);
+Command RegisterWorkersCommand(CLI::App& parent);
+Command RegisterKeysCommand(CLI::App& parent);
 
 }  // namespace kiln::cli

@@ -242,6 +242,7 @@ TEST(SqliteDatabase, JobsTasksProgressAndStatistics) {
   JobStatistics stats = db.GetJobStatistics(id);
   EXPECT_EQ(stats.records, 4);
   EXPECT_EQ(stats.ok, 1);
+  EXPECT_EQ(stats.max_candidate_id, 4);
   EXPECT_DOUBLE_EQ(*stats.best_seconds, 1e-3);
   using Counts = std::vector<std::pair<std::string, int64_t>>;
   EXPECT_EQ(stats.errors_by_kind, (Counts{{"build_error", 1}, {"timeout", 2}}));

@@ -1,0 +1,176 @@
+// `tune db list|best|history [--db FILE] [--json]`: queries of the tuning database. `list`
+// shows every workload measured per target and device with its record count and fastest
+// time; `best HASH` the fastest records of one workload; `history` the newest records.
+// Every query opens the file without creating it, so a mistyped --db is an error.
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands/commands.h"
+#include "database/sqlite_database.h"
+#include "support/error.h"
+
+namespace kiln::cli {
+namespace {
+
+struct DbOptions {
+  std::string db;
+  bool json = false;
+  std::string hash;
+  std::string target;
+  std::string device;
+  int64_t k = 5;
+  int64_t job = 0;
+  int64_t limit = 20;
+};
+
+std::unique_ptr<database::SqliteDatabase> OpenForQuery(const DbOptions& options) {
+  std::string path = options.db.empty() ? database::DefaultDatabasePath() : options.db;
+  return std::make_unique<database::SqliteDatabase>(
+      path, database::SqliteDatabaseOptions{.create = false});
+}
+
+nlohmann::json OptionalSeconds(std::optional<double> seconds) {
+  return seconds ? nlohmann::json(*seconds) : nlohmann::json(nullptr);
+}
+
+std::string Microseconds(std::optional<double> seconds) {
+  if (!seconds) return "-";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(2) << *seconds * 1e6;
+  return out.str();
+}
+
+nlohmann::json RecordJson(const database::TuningRecord& r) {
+  nlohmann::json trace = nlohmann::json::parse(r.trace_json, nullptr, false);
+  return {{"id", r.id},
+          {"hash", r.workload_hash},
+          {"target", r.target},
+          {"device", r.device},
+          {"error_kind", runtime::MeasureErrorKindName(r.result.error_kind)},
+          {"message", r.result.message},
+          {"latency_s", r.result.ok() ? nlohmann::json(r.result.median_seconds) : nullptr},
+          {"run_seconds", r.result.repeat_seconds},
+          {"build_seconds", r.result.build_seconds},
+          {"worker", r.worker},
+          {"job", r.job_id},
+          {"created_unix", r.created_unix},
+          {"trace", trace.is_discarded() ? nlohmann::json(r.trace_json) : trace}};
+}
+
+void PrintRecords(const std::vector<database::TuningRecord>& records, bool json,
+                  const std::string& key) {
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : records) out.push_back(RecordJson(r));
+    std::cout << nlohmann::json{{key, out}}.dump() << "\n";
+    return;
+  }
+  std::cout << std::left << std::setw(8) << "id" << std::setw(18) << "workload" << std::setw(8)
+            << "target" << std::setw(18) << "device" << std::setw(14) << "result" << std::setw(12)
+            << "latency_us"
+            << "worker\n";
+  for (const auto& r : records) {
+    std::cout << std::left << std::setw(8) << r.id << std::setw(18) << r.workload_hash
+              << std::setw(8) << r.target << std::setw(18) << r.device << std::setw(14)
+              << runtime::MeasureErrorKindName(r.result.error_kind) << std::setw(12)
+              << (r.result.ok() ? Microseconds(r.result.median_seconds) : "-") << r.worker << "\n";
+  }
+}
+
+int RunList(const DbOptions& options) {
+  auto db = OpenForQuery(options);
+  std::vector<database::WorkloadSummary> list = db->ListWorkloads();
+  if (options.json) {
+    nlohmann::json workloads = nlohmann::json::array();
+    for (const auto& w : list) {
+      workloads.push_back({{"hash", w.hash},
+                           {"name", w.name},
+                           {"target", w.target},
+                           {"device", w.device},
+                           {"records", w.records},
+                           {"best_latency_s", OptionalSeconds(w.best_seconds)}});
+    }
+    std::cout << nlohmann::json{{"workloads", workloads}}.dump() << "\n";
+    return 0;
+  }
+  std::cout << std::left << std::setw(18) << "hash" << std::setw(32) << "name" << std::setw(8)
+            << "target" << std::setw(18) << "device" << std::setw(9) << "records"
+            << "best_us\n";
+  for (const auto& w : list) {
+    std::cout << std::left << std::setw(18) << w.hash << std::setw(32) << w.name << std::setw(8)
+              << w.target << std::setw(18) << w.device << std::setw(9) << w.records
+              << Microseconds(w.best_seconds) << "\n";
+  }
+  if (list.empty()) std::cout << "(no records in " << db->path() << ")\n";
+  return 0;
+}
+
+int RunBest(const DbOptions& options) {
+  auto db = OpenForQuery(options);
+  KILN_CHECK(options.k > 0, ErrorKind::kParse, "tune db best: -k must be positive");
+  // Without --target or --device: every (target, device) the workload was measured on.
+  std::vector<database::TuningRecord> records;
+  bool known = false;
+  for (const auto& w : db->ListWorkloads()) {
+    if (w.hash != options.hash) continue;
+    known = true;
+    if (!options.target.empty() && w.target != options.target) continue;
+    if (!options.device.empty() && w.device != options.device) continue;
+    for (auto& r : db->TopK(w.hash, w.target, w.device, options.k)) records.push_back(r);
+  }
+  KILN_CHECK(known || db->GetWorkload(options.hash).has_value(), ErrorKind::kParse,
+             "tune db best: no workload with hash " + options.hash + " in " + db->path());
+  PrintRecords(records, options.json, "records");
+  return 0;
+}
+
+int RunHistory(const DbOptions& options) {
+  auto db = OpenForQuery(options);
+  KILN_CHECK(options.limit > 0, ErrorKind::kParse, "tune db history: --limit must be positive");
+  PrintRecords(db->History({.workload_hash = options.hash,
+                            .target = options.target,
+                            .device = options.device,
+                            .job_id = options.job,
+                            .limit = options.limit}),
+               options.json, "records");
+  return 0;
+}
+
+void AddCommon(CLI::App* app, DbOptions& options) {
+  app->add_option("--db", options.db, "the tuning database (default ~/.cache/kiln/tuning.db)");
+  app->add_flag("--json", options.json, "print one JSON object on the last line");
+}
+
+}  // namespace
+
+Command RegisterDbCommand(CLI::App& parent) {
+  auto options = std::make_shared<DbOptions>();
+  CLI::App* app = parent.add_subcommand("db", "Query the tuning database");
+  app->require_subcommand(1);
+  CLI::App* list = app->add_subcommand("list", "Workloads per target and device, fastest time");
+  AddCommon(list, *options);
+  CLI::App* best = app->add_subcommand("best", "The fastest records of one workload");
+  AddCommon(best, *options);
+  best->add_option("hash", options->hash, "the workload's structural hash")->required();
+  best->add_option("--target", options->target, "only this target");
+  best->add_option("--device", options->device, "only this device key");
+  best->add_option("-k", options->k, "records per target and device (default 5)");
+  CLI::App* history = app->add_subcommand("history", "The newest records, newest first");
+  AddCommon(history, *options);
+  history->add_option("hash", options->hash, "only this workload");
+  history->add_option("--target", options->target, "only this target");
+  history->add_option("--device", options->device, "only this device key");
+  history->add_option("--job", options->job, "only this job");
+  history->add_option("--limit", options->limit, "at most this many (default 20)");
+  return {app, [options, list, best, history]() {
+            if (list->parsed()) return RunList(*options);
+            if (best->parsed()) return RunBest(*options);
+            if (history->parsed()) return RunHistory(*options);
+            return 2;
+          }};
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,63 @@
+// `tune status [JOB] [--coordinator ADDR] [--json]`: one job's state and task table, or every
+// job. `--json`: {"job", "state", "trials_done", "trials_total", "tasks": [...]} for a job,
+// {"jobs": [...]} for the list.
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands/commands.h"
+#include "cli/commands/service_client.h"
+#include "support/error.h"
+
+namespace kiln::cli {
+namespace {
+
+struct StatusOptions {
+  int64_t job = 0;
+  std::string coordinator;
+  bool json = false;
+};
+
+}  // namespace
+
+Command RegisterStatusCommand(CLI::App& parent) {
+  auto options = std::make_shared<StatusOptions>();
+  CLI::App* app = parent.add_subcommand("status", "Show a job's progress, or every job");
+  app->add_option("job", options->job, "the job id");
+  app->add_option("--coordinator", options->coordinator,
+                  "the coordinator (default $KILN_COORDINATOR or tcp://127.0.0.1:7070)");
+  app->add_flag("--json", options->json, "print one JSON object on the last line");
+  return {app, [options]() {
+            std::string address =
+                options->coordinator.empty() ? DefaultCoordinator() : options->coordinator;
+            if (options->job > 0) {
+              schemas::Message reply =
+                  Request(address, schemas::QueryMsg{schemas::QueryMsg::Kind::kJobStatus,
+                                                     static_cast<uint64_t>(options->job)});
+              const auto* job = std::get_if<schemas::JobEventMsg>(&reply);
+              KILN_CHECK(job != nullptr, ErrorKind::kIO,
+                         address + ": answered a status query with " + schemas::MessageName(reply));
+              std::cout << (options->json ? JobJson(*job) + "\n" : JobTable(*job));
+              return 0;
+            }
+            schemas::Message reply =
+                Request(address, schemas::QueryMsg{schemas::QueryMsg::Kind::kListJobs, 0});
+            const auto* list = std::get_if<schemas::JobListMsg>(&reply);
+            KILN_CHECK(list != nullptr, ErrorKind::kIO,
+                       address + ": answered a job list query with " + schemas::MessageName(reply));
+            if (options->json) {
+              nlohmann::json jobs = nlohmann::json::array();
+              for (const auto& job : list->jobs)
+                jobs.push_back(nlohmann::json::parse(JobJson(job)));
+              std::cout << nlohmann::json{{"jobs", jobs}}.dump() << "\n";
+            } else {
+              for (const auto& job : list->jobs) {
+                std::cout << job.job_id << "\t" << job.state << "\t" << job.trials_done << "/"
+                          << job.trials_total << "\t" << job.model << "\t" << job.target << "\n";
+              }
+            }
+            return 0;
+          }};
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,317 @@
+// Dispatcher: registry, batching, deadlines and exactly-once answers.
+#include "coordinator/dispatcher.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "ir/structural.h"
+#include "ir/text/printer.h"
+#include "support/logging.h"
+
+namespace kiln::coordinator {
+
+schemas::CandidateMsg ToCandidateMsg(const search::MeasureRequest& request,
+                                     const std::string& workload_hash) {
+  schemas::CandidateMsg c;
+  c.id = request.id;
+  c.workload_hash = workload_hash;
+  c.scheduled = ir::PrintPrimFunc(request.scheduled);
+  c.trace = request.trace.ToJSON().dump();
+  c.dims = request.dims;
+  return c;
+}
+
+Dispatcher::Dispatcher(DispatcherOptions options, BatchSink sink)
+    : options_(std::move(options)), sink_(std::move(sink)) {}
+
+void Dispatcher::SetSink(BatchSink sink) {
+  std::lock_guard lock(sink_mutex_);
+  sink_ = std::move(sink);
+}
+
+void Dispatcher::Interrupt() {
+  std::lock_guard lock(mutex_);
+  interrupted_ = true;
+  answered_.notify_all();
+}
+
+void Dispatcher::Submit(std::vector<search::MeasureRequest> requests) {
+  // Printing happens outside the lock: it is the costly part of a submit.
+  std::vector<Entry> entries;
+  std::vector<schemas::WorkloadText> workloads;
+  for (search::MeasureRequest& r : requests) {
+    Entry e;
+    std::string hash = ir::StructuralHashHex(r.workload);
+    e.candidate = ToCandidateMsg(r, hash);
+    workloads.push_back({hash, r.task_name, ir::PrintPrimFunc(r.workload)});
+    e.request = std::move(r);
+    entries.push_back(std::move(e));
+  }
+  std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    uint64_t id = entries[i].request.id;
+    KILN_CHECK(!entries_.count(id), ErrorKind::kInternal,
+               "Dispatcher::Submit: request id " + std::to_string(id) + " is already pending");
+    workload_text_.emplace(workloads[i].hash, std::move(workloads[i]));
+    entries_.emplace(id, std::move(entries[i]));
+    queue_.push_back(id);
+  }
+}
+
+std::vector<search::MeasureResponse> Dispatcher::Collect(double timeout_s) {
+  std::unique_lock lock(mutex_);
+  answered_.wait_for(lock, std::chrono::duration<double>(std::max(0.0, timeout_s)),
+                     [&] { return !done_.empty() || interrupted_; });
+  if (interrupted_) throw Interrupted{};
+  std::vector<search::MeasureResponse> out;
+  out.swap(done_);
+  return out;
+}
+
+size_t Dispatcher::Pending() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size() + done_.size();
+}
+
+bool Dispatcher::Matches(const Worker& worker) const {
+  return !worker.lost && worker.info.can_run && worker.info.target == options_.settings.target &&
+         (options_.device.empty() || worker.info.device_key == options_.device);
+}
+
+schemas::RegisteredMsg Dispatcher::OnRegister(const std::string& identity,
+                                              const schemas::RegisterMsg& msg, double now) {
+  std::lock_guard lock(mutex_);
+  // A worker that registers again (it restarted, or reconnected after being declared lost)
+  // starts afresh: whatever it had in flight is given out again.
+  if (auto it = workers_.find(identity); it != workers_.end()) {
+    for (uint64_t id : it->second.in_flight) Requeue(id, "worker registered again");
+  }
+  for (auto& [other_identity, other] : workers_) {
+    if (other_identity != identity && other.info.worker_id == msg.worker_id && !other.lost) {
+      other.lost = true;
+      for (uint64_t id : other.in_flight) Requeue(id, "worker reconnected");
+      other.in_flight.clear();
+    }
+  }
+  Worker& w = workers_[identity];
+  w = Worker{};
+  w.info = msg;
+  w.last_seen = now;
+  KILN_LOG_INFO("worker {} registered: device {}, target {}, {}", msg.worker_id, msg.device_key,
+                msg.target, msg.hardware);
+  return {true, "", options_.heartbeat_interval_ms};
+}
+
+bool Dispatcher::OnHeartbeat(const std::string& identity, const schemas::HeartbeatMsg&,
+                             double now) {
+  std::lock_guard lock(mutex_);
+  auto it = workers_.find(identity);
+  if (it == workers_.end() || it->second.lost) return false;
+  it->second.last_seen = now;
+  return true;
+}
+
+void Dispatcher::Requeue(uint64_t id, const std::string& why) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  KILN_LOG_INFO("candidate {} back in the queue: {}", id, why);
+  it->second.worker.clear();
+  queue_.push_front(id);
+  ++reassigned_;
+}
+
+bool Dispatcher::OnResults(const std::string& identity, const schemas::ResultsMsg& msg,
+                           double now) {
+  std::vector<search::MeasureRequest> requests;
+  std::vector<search::MeasureResponse> responses;
+  schemas::RegisterMsg info;
+  {
+    std::lock_guard lock(mutex_);
+    auto wit = workers_.find(identity);
+    if (wit == workers_.end()) return false;
+    Worker& worker = wit->second;
+    info = worker.info;
+    worker.last_seen = now;
+    for (const schemas::CandidateResultMsg& r : msg.results) {
+      auto it = entries_.find(r.id);
+      // Not this worker's any more (it was declared lost, or the deadline passed and another
+      // worker has it): the other answer counts, this one is dropped.
+      if (it == entries_.end() || it->second.worker != identity || !worker.in_flight.count(r.id)) {
+        ++duplicates_dropped_;
+        continue;
+      }
+      worker.in_flight.erase(r.id);
+      Entry& e = it->second;
+      if (!r.machinery_error.empty()) {
+        e.last_machinery_error = worker.info.worker_id + ": " + r.machinery_error;
+        if (e.attempts < options_.max_attempts) {
+          Requeue(r.id, e.last_machinery_error);
+          continue;
+        }
+      }
+      search::MeasureResponse response;
+      response.id = r.id;
+      response.result = r.result;
+      response.worker = worker.info.worker_id;
+      response.machinery_error = r.machinery_error;
+      requests.push_back(std::move(e.request));
+      responses.push_back(std::move(response));
+      entries_.erase(it);
+    }
+    // A lost worker that answers is alive after all.
+    if (worker.lost && worker.in_flight.empty()) worker.lost = false;
+  }
+  if (!responses.empty()) {
+    std::lock_guard sink_lock(sink_mutex_);
+    if (sink_) {
+      try {
+        sink_(info, requests, responses);
+      } catch (const std::exception& e) {
+        KILN_LOG_ERROR("storing results of worker {}: {}", info.worker_id, e.what());
+      }
+    }
+    std::lock_guard lock(mutex_);
+    for (auto& r : responses) done_.push_back(std::move(r));
+    answered_.notify_all();
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> Dispatcher::TakeBatches(double now) {
+  std::vector<search::MeasureResponse> given_up;
+  std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> batches;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [identity, worker] : workers_) {
+      if (!worker.lost && now - worker.last_seen > options_.heartbeat_timeout_s) {
+        KILN_LOG_WARN("worker {} lost: silent for {:.1f} s, {} candidates reassigned",
+                      worker.info.worker_id, now - worker.last_seen, worker.in_flight.size());
+        worker.lost = true;
+        for (uint64_t id : worker.in_flight)
+          Requeue(id, "worker " + worker.info.worker_id + " lost");
+        worker.in_flight.clear();
+      }
+    }
+    for (auto& [id, e] : entries_) {
+      if (!e.worker.empty() && now > e.deadline) {
+        workers_[e.worker].in_flight.erase(id);
+        Requeue(id, "deadline passed on " + workers_[e.worker].info.worker_id);
+      }
+    }
+    // Candidates dispatched max_attempts times without an answer are given up, so that the
+    // search is never left waiting for an id.
+    std::deque<uint64_t> kept;
+    std::set<uint64_t> seen;
+    for (uint64_t id : queue_) {
+      auto it = entries_.find(id);
+      if (it == entries_.end() || !it->second.worker.empty()) continue;  // stale queue entry
+      if (it->second.attempts >= options_.max_attempts) {
+        search::MeasureResponse r;
+        r.id = id;
+        r.worker = "coordinator";
+        r.machinery_error =
+            "given up after " + std::to_string(it->second.attempts) + " dispatches" +
+            (it->second.last_machinery_error.empty() ? std::string()
+                                                     : ": " + it->second.last_machinery_error);
+        r.result.error_kind = runtime::MeasureErrorKind::kRuntimeError;
+        r.result.message = r.machinery_error;
+        given_up.push_back(std::move(r));
+        entries_.erase(it);
+        continue;
+      }
+      if (seen.insert(id).second) kept.push_back(id);
+    }
+    queue_.swap(kept);
+
+    std::vector<std::string> idle;
+    for (auto& [identity, worker] : workers_) {
+      if (Matches(worker) && worker.in_flight.empty()) idle.push_back(identity);
+    }
+    size_t live = 0;
+    for (auto& [identity, worker] : workers_) live += Matches(worker) ? 1 : 0;
+    // Share the queue among all matching workers rather than letting the first take all.
+    size_t share = std::max<size_t>(1, (queue_.size() + live - 1) / std::max<size_t>(live, 1));
+    for (const std::string& identity : idle) {
+      if (queue_.empty()) break;
+      Worker& worker = workers_[identity];
+      size_t n = std::min({options_.max_batch, queue_.size(), share});
+      schemas::MeasureBatchMsg batch;
+      batch.batch_id = next_batch_++;
+      batch.settings = options_.settings;
+      for (size_t k = 0; k < n; ++k) {
+        uint64_t id = queue_.front();
+        queue_.pop_front();
+        Entry& e = entries_.at(id);
+        e.worker = identity;
+        e.attempts += 1;
+        e.deadline = now + options_.candidate_deadline_s * static_cast<double>(n);
+        worker.in_flight.insert(id);
+        const std::string& hash = e.candidate.workload_hash;
+        if (!worker.workloads_sent.count(hash)) {
+          batch.workloads.push_back(workload_text_.at(hash));
+          worker.workloads_sent.insert(hash);
+        }
+        batch.candidates.push_back(e.candidate);
+      }
+      batches.emplace_back(identity, std::move(batch));
+    }
+  }
+  if (!given_up.empty()) Answer(std::move(given_up));
+  return batches;
+}
+
+void Dispatcher::Answer(std::vector<search::MeasureResponse> responses) {
+  std::lock_guard lock(mutex_);
+  for (auto& r : responses) done_.push_back(std::move(r));
+  answered_.notify_all();
+}
+
+void Dispatcher::Configure(const schemas::MeasureSettings& settings, const std::string& device) {
+  std::lock_guard lock(mutex_);
+  options_.settings = settings;
+  options_.device = device;
+}
+
+void Dispatcher::DropAll() {
+  std::lock_guard lock(mutex_);
+  entries_.clear();
+  queue_.clear();
+  done_.clear();
+  interrupted_ = false;
+  for (auto& [identity, worker] : workers_) worker.in_flight.clear();
+}
+
+std::vector<schemas::WorkerInfoMsg> Dispatcher::Workers(double now) const {
+  std::lock_guard lock(mutex_);
+  std::vector<schemas::WorkerInfoMsg> out;
+  for (const auto& [identity, w] : workers_) {
+    std::string state = w.lost ? "lost" : w.in_flight.empty() ? "idle" : "busy";
+    out.push_back({w.info.worker_id, w.info.device_key, w.info.target, state,
+                   static_cast<uint32_t>(w.in_flight.size()), now - w.last_seen, w.info.hardware});
+  }
+  return out;
+}
+
+size_t Dispatcher::Queued() const {
+  std::lock_guard lock(mutex_);
+  return queue_.size();
+}
+
+size_t Dispatcher::InFlight() const {
+  std::lock_guard lock(mutex_);
+  size_t n = 0;
+  for (const auto& [identity, w] : workers_) n += w.in_flight.size();
+  return n;
+}
+
+int64_t Dispatcher::reassigned() const {
+  std::lock_guard lock(mutex_);
+  return reassigned_;
+}
+
+int64_t Dispatcher::duplicates_dropped() const {
+  std::lock_guard lock(mutex_);
+  return duplicates_dropped_;
+}
+
+}  // namespace kiln::coordinator

@@ -1,0 +1,197 @@
+// Dispatcher: batches go to idle workers of the target, each workload travels once per
+// worker, a lost worker's candidates are reassigned and its late answers dropped, machinery
+// failures are retried elsewhere then given up, and every submitted id is answered once.
+#include "coordinator/dispatcher.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "ir/structural.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "search/schedule/schedule.h"
+#include "tests/search/test_funcs.h"
+
+namespace kiln::coordinator {
+namespace {
+
+using schemas::MeasureBatchMsg;
+using schemas::RegisterMsg;
+using schemas::ResultsMsg;
+
+std::vector<search::MeasureRequest> Requests(int count, uint64_t first_id = 1) {
+  ir::PrimFunc workload = search::testing::MakeMatmul(16, 16, 16);
+  std::vector<search::MeasureRequest> out;
+  for (int i = 0; i < count; ++i) {
+    search::Schedule sch(workload, 100 + i);
+    auto loops = sch.GetLoops(sch.GetBlock("C"));
+    auto tiles = sch.SamplePerfectTile(loops[0], 2, 16);
+    sch.Split(loops[0], {tiles[0], tiles[1]});
+    out.push_back({first_id + i, "matmul", workload, sch.func(), sch.trace(), {}});
+  }
+  return out;
+}
+
+RegisterMsg Worker(const std::string& id, const std::string& target = "llvm") {
+  return {id, "cpu-test", target, true, true, 1, "test", "host"};
+}
+
+// An ok result per candidate of `batch`, as a worker would answer.
+ResultsMsg Answer(const std::string& worker, const MeasureBatchMsg& batch,
+                  const std::string& machinery_error = {}) {
+  ResultsMsg r;
+  r.batch_id = batch.batch_id;
+  r.worker_id = worker;
+  for (const auto& c : batch.candidates) {
+    schemas::CandidateResultMsg x;
+    x.id = c.id;
+    x.result.median_seconds = 1e-3 * static_cast<double>(c.id);
+    x.result.repeat_seconds = {x.result.median_seconds};
+    x.machinery_error = machinery_error;
+    r.results.push_back(x);
+  }
+  return r;
+}
+
+DispatcherOptions Options() {
+  DispatcherOptions o;
+  o.max_batch = 4;
+  o.heartbeat_timeout_s = 5;
+  o.candidate_deadline_s = 100;
+  return o;
+}
+
+TEST(Dispatcher, SharesBatchesAmongMatchingWorkersAndSendsEachWorkloadOnce) {
+  int sink_calls = 0;
+  Dispatcher d(Options(), [&](const RegisterMsg& w, const auto& requests, const auto& responses) {
+    ++sink_calls;
+    EXPECT_EQ(requests.size(), responses.size());
+    EXPECT_FALSE(w.worker_id.empty());
+  });
+  EXPECT_TRUE(d.OnRegister("a", Worker("wa"), 0).accepted);
+  d.OnRegister("b", Worker("wb"), 0);
+  d.OnRegister("c", Worker("wc", "cuda"), 0);  // another target: never used
+  d.Submit(Requests(6));
+  EXPECT_EQ(d.Pending(), 6u);
+
+  auto batches = d.TakeBatches(1);
+  ASSERT_EQ(batches.size(), 2u);
+  std::map<std::string, MeasureBatchMsg> by_worker(batches.begin(), batches.end());
+  EXPECT_FALSE(by_worker.count("c"));
+  EXPECT_EQ(by_worker["a"].candidates.size(), 3u);
+  EXPECT_EQ(by_worker["b"].candidates.size(), 3u);
+  ASSERT_EQ(by_worker["a"].workloads.size(), 1u);
+  // What travels is what was scheduled: the text parses back to the same function.
+  const auto& c0 = by_worker["a"].candidates[0];
+  EXPECT_EQ(c0.workload_hash, ir::StructuralHashHex(search::testing::MakeMatmul(16, 16, 16)));
+  EXPECT_EQ(by_worker["a"].workloads[0].hash, c0.workload_hash);
+  EXPECT_TRUE(
+      ir::StructuralEqual(ir::ParsePrimFunc(c0.scheduled), Requests(6)[c0.id - 1].scheduled));
+  EXPECT_EQ(d.InFlight(), 6u);
+  EXPECT_TRUE(d.TakeBatches(2).empty());  // both busy
+
+  EXPECT_TRUE(d.OnResults("a", Answer("wa", by_worker["a"]), 3));
+  auto got = d.Collect(0);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].worker, "wa");
+  EXPECT_EQ(sink_calls, 1);
+
+  d.Submit(Requests(2, 100));
+  auto second = d.TakeBatches(4);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].first, "a");
+  EXPECT_TRUE(second[0].second.workloads.empty());  // already sent to this worker
+  EXPECT_EQ(d.Workers(4).size(), 3u);
+}
+
+TEST(Dispatcher, ALostWorkersCandidatesAreReassignedAndItsLateAnswerDropped) {
+  std::vector<uint64_t> stored;
+  Dispatcher d(Options(), [&](const RegisterMsg&, const auto&, const auto& responses) {
+    for (const auto& r : responses) stored.push_back(r.id);
+  });
+  d.OnRegister("a", Worker("wa"), 0);
+  d.OnRegister("b", Worker("wb"), 0);
+  d.Submit(Requests(4));
+  auto batches = d.TakeBatches(0);
+  ASSERT_EQ(batches.size(), 2u);
+  std::map<std::string, MeasureBatchMsg> by_worker(batches.begin(), batches.end());
+  // b answers and keeps beating; a falls silent.
+  d.OnResults("b", Answer("wb", by_worker["b"]), 1);
+  d.OnHeartbeat("b", {"wb", 0}, 4);
+  auto after = d.TakeBatches(6);  // a silent for 6 s > 5 s: lost
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].first, "b");
+  EXPECT_EQ(after[0].second.candidates.size(), by_worker["a"].candidates.size());
+  EXPECT_EQ(d.reassigned(), static_cast<int64_t>(by_worker["a"].candidates.size()));
+  // a wakes up and answers what it no longer owns: dropped.
+  d.OnResults("a", Answer("wa", by_worker["a"]), 7);
+  EXPECT_EQ(d.duplicates_dropped(), static_cast<int64_t>(by_worker["a"].candidates.size()));
+  d.OnResults("b", Answer("wb", after[0].second), 8);
+  std::vector<uint64_t> answered;
+  for (const auto& r : d.Collect(0)) answered.push_back(r.id);
+  std::sort(answered.begin(), answered.end());
+  EXPECT_EQ(answered, (std::vector<uint64_t>{1, 2, 3, 4}));
+  std::sort(stored.begin(), stored.end());
+  EXPECT_EQ(stored, answered);
+  EXPECT_EQ(d.Pending(), 0u);
+}
+
+TEST(Dispatcher, ADeadlinePassedIsReassigned) {
+  DispatcherOptions o = Options();
+  o.candidate_deadline_s = 1;
+  o.heartbeat_timeout_s = 1000;
+  Dispatcher d(o);
+  d.OnRegister("a", Worker("wa"), 0);
+  d.Submit(Requests(1));
+  ASSERT_EQ(d.TakeBatches(0).size(), 1u);
+  EXPECT_TRUE(d.TakeBatches(0.5).empty());
+  auto again = d.TakeBatches(2);  // past its deadline: queued again, a is idle again
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].second.candidates[0].id, 1u);
+}
+
+TEST(Dispatcher, MachineryErrorsAreRetriedThenGivenUp) {
+  DispatcherOptions o = Options();
+  o.max_attempts = 2;
+  Dispatcher d(o);
+  d.OnRegister("a", Worker("wa"), 0);
+  d.Submit(Requests(1));
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto batches = d.TakeBatches(attempt);
+    ASSERT_EQ(batches.size(), 1u);
+    d.OnResults("a", Answer("wa", batches[0].second, "no compiler"), attempt);
+  }
+  auto got = d.Collect(0);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].machinery_error, "no compiler");
+  EXPECT_EQ(d.Pending(), 0u);
+}
+
+TEST(Dispatcher, UnknownWorkersAreToldToRegister) {
+  Dispatcher d(Options());
+  EXPECT_FALSE(d.OnHeartbeat("x", {"wx", 0}, 0));
+  EXPECT_FALSE(d.OnResults("x", ResultsMsg{1, "wx", {}}, 0));
+  d.Submit(Requests(1));
+  EXPECT_TRUE(d.TakeBatches(0).empty());  // nobody to measure: it waits
+  EXPECT_EQ(d.Queued(), 1u);
+  EXPECT_TRUE(d.Collect(0.01).empty());
+}
+
+TEST(Dispatcher, AWorkerThatRegistersAgainGetsItsCandidatesBack) {
+  Dispatcher d(Options());
+  d.OnRegister("a", Worker("wa"), 0);
+  d.Submit(Requests(2));
+  ASSERT_EQ(d.TakeBatches(0).size(), 1u);
+  // The worker restarted: new socket identity, same worker id.
+  d.OnRegister("a2", Worker("wa"), 1);
+  auto batches = d.TakeBatches(1);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].first, "a2");
+  EXPECT_EQ(batches[0].second.candidates.size(), 2u);
+  EXPECT_EQ(batches[0].second.workloads.size(), 1u);  // a new process has nothing cached
+}
+
+}  // namespace
+}  // namespace kiln::coordinator

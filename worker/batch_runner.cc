@@ -1,0 +1,80 @@
+// BatchRunner: workload cache, parsing at the edge, and one measurer per measurement settings.
+#include "worker/batch_runner.h"
+
+#include "ir/text/parser.h"
+#include "support/error.h"
+#include "support/logging.h"
+
+namespace kiln::worker {
+
+BatchRunner::BatchRunner(BatchRunnerOptions options) : options_(std::move(options)) {}
+
+runtime::Measurer& BatchRunner::MeasurerFor(const schemas::MeasureSettings& settings) {
+  if (measurer_ == nullptr || !(measurer_settings_ == settings)) {
+    runtime::MeasureOptions m;
+    m.target = settings.target;
+    m.timing = settings.timing;
+    m.build_time_limit_s = settings.build_time_limit_s;
+    m.run_time_limit_s = settings.run_time_limit_s;
+    m.input_seed = settings.input_seed;
+    m.num_threads = static_cast<int>(settings.num_threads);
+    m.cache_dir = options_.cache_dir;
+    m.build_jobs = options_.build_jobs;
+    measurer_ = runtime::CreateMeasurer(options_.device_kind, m);
+    measurer_settings_ = settings;
+  }
+  return *measurer_;
+}
+
+schemas::ResultsMsg BatchRunner::Run(const schemas::MeasureBatchMsg& batch) {
+  schemas::ResultsMsg out;
+  out.batch_id = batch.batch_id;
+  out.worker_id = options_.worker_id;
+  out.results.resize(batch.candidates.size());
+  for (const schemas::WorkloadText& w : batch.workloads) {
+    if (workloads_.count(w.hash)) continue;
+    if (workloads_.size() >= options_.max_cached_workloads) workloads_.clear();
+    try {
+      workloads_[w.hash] = ir::ParsePrimFunc(w.tvmscript, "workload " + w.hash);
+    } catch (const Error& e) {
+      KILN_LOG_WARN("worker: workload {} ({}) does not parse: {}", w.hash, w.name, e.what());
+    }
+  }
+  std::vector<runtime::MeasureCandidate> candidates;
+  std::vector<size_t> slots;  // index in the batch of candidates[i]
+  for (size_t i = 0; i < batch.candidates.size(); ++i) {
+    const schemas::CandidateMsg& c = batch.candidates[i];
+    out.results[i].id = c.id;
+    auto it = workloads_.find(c.workload_hash);
+    if (it == workloads_.end()) {
+      out.results[i].machinery_error = "worker " + options_.worker_id + " has no workload " +
+                                       c.workload_hash + " (never sent, or it did not parse)";
+      continue;
+    }
+    try {
+      ir::PrimFunc scheduled = ir::ParsePrimFunc(c.scheduled, "candidate " + std::to_string(c.id));
+      candidates.push_back({it->second, scheduled, c.dims});
+      slots.push_back(i);
+    } catch (const Error& e) {
+      out.results[i].result.error_kind = runtime::MeasureErrorKind::kBuildError;
+      out.results[i].result.message = std::string("scheduled function: ") + e.what();
+    }
+  }
+  if (candidates.empty()) return out;
+  try {
+    std::vector<runtime::MeasureResult> results =
+        MeasurerFor(batch.settings).MeasureBatch(candidates);
+    for (size_t k = 0; k < slots.size() && k < results.size(); ++k) {
+      out.results[slots[k]].result = std::move(results[k]);
+    }
+  } catch (const std::exception& e) {
+    // The machinery failed (no compiler, no reference): no candidate is at fault.
+    KILN_LOG_ERROR("worker {}: measuring batch {} failed: {}", options_.worker_id, batch.batch_id,
+                   e.what());
+    for (size_t slot : slots) out.results[slot].machinery_error = e.what();
+    measurer_.reset();
+  }
+  return out;
+}
+
+}  // namespace kiln::worker

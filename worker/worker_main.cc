@@ -1,0 +1,99 @@
+// kiln-worker: connects to a coordinator, registers this machine's device and measures the
+// batches it is sent until SIGINT or SIGTERM. All the logic is in the library (BatchRunner,
+// WorkerClient); this file only reads the command line.
+//   kiln-worker --coordinator tcp://HOST:7070 [--device cpu|fake] [--id NAME] [--build-jobs N]
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include "schemas/curve_keys.h"
+#include "support/error.h"
+#include "support/logging.h"
+#include "worker/batch_runner.h"
+#include "worker/device_key.h"
+#include "worker/fake_measurer.h"
+#include "worker/worker_client.h"
+
+namespace {
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop = true; }
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kiln-worker: builds and times candidates for a Kiln coordinator"};
+  std::string coordinator;
+  std::string device = "cpu";
+  std::string device_key;
+  std::string id;
+  std::string target = "llvm";
+  std::string cache_dir;
+  std::string log_level;
+  std::string keys;
+  int build_jobs = 0;
+  app.add_option("--coordinator", coordinator, "the coordinator's address (tcp://HOST:7070)")
+      ->required();
+  app.add_option("--device", device, "the device kind measured on: cpu, or fake (a fixed sleep)");
+  app.add_option("--device-key", device_key,
+                 "the key records are filed under (default: detected, e.g. cpu-zen4)");
+  app.add_option("--id", id, "this worker's name (default HOSTNAME-PID)");
+  app.add_option("--target", target, "the codegen target it builds for (default llvm)");
+  app.add_option("--build-jobs", build_jobs, "candidates built at once (default: all cores)");
+  app.add_option("--cache-dir", cache_dir, "builds and references (default ~/.cache/kiln)");
+  app.add_option("--keys", keys, "CurveZMQ keys: DIR/worker.key and DIR/coordinator.pub");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  kiln::SetLogLevel(log_level.empty() ? "info" : log_level);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  try {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    if (id.empty()) id = std::string(host) + "-" + std::to_string(getpid());
+    if (device == kiln::worker::kFakeDeviceKind) kiln::worker::RegisterFakeMeasurer();
+    if (device_key.empty()) {
+      device_key = device == "cpu" ? kiln::worker::DetectCpuDeviceKey() : device;
+    }
+    if (build_jobs <= 0)
+      build_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+    kiln::worker::BatchRunner runner(
+        {.device_kind = device, .worker_id = id, .cache_dir = cache_dir, .build_jobs = build_jobs});
+    kiln::worker::WorkerClientOptions options;
+    options.coordinator = coordinator;
+    options.info = {id,
+                    device_key,
+                    target,
+                    true,
+                    true,
+                    static_cast<uint32_t>(build_jobs),
+                    device == "cpu" ? kiln::worker::DetectCpuHardware() : device,
+                    host};
+    if (!keys.empty()) {
+      kiln::schemas::CurveKeyPair own = kiln::schemas::ReadCurveKeyFile(keys + "/worker.key");
+      KILN_CHECK(!own.secret_key.empty(), kiln::ErrorKind::kParse,
+                 keys + "/worker.key: no secret key");
+      options.curve = {own.public_key, own.secret_key,
+                       kiln::schemas::ReadCurveKeyFile(keys + "/coordinator.pub").public_key};
+    }
+    zmq::context_t context(1);
+    kiln::worker::WorkerClient client(context, options, runner);
+    KILN_LOG_INFO("kiln-worker {}: device {} ({}), target {}, coordinator {}", id, device_key,
+                  options.info.hardware, target, coordinator);
+    client.Run(g_stop);
+  } catch (const kiln::Error& e) {
+    std::cerr << "kiln-worker: " << kiln::ErrorKindName(e.kind()) << ": " << e.what() << "\n";
+    return 1;
+  } catch (const zmq::error_t& e) {
+    std::cerr << "kiln-worker: io: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
