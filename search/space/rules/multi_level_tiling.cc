@@ -3,12 +3,14 @@
 // sampled perfect tiling, and the tiles are reordered level by level, so that for "SSRSRS"
 // the two outer spatial levels give parallel work and cache blocking, and the inner ones a
 // register tile. Alternatives become separate sketches: with or without a write cache
-// (reverse-computed at the end of a spatial level), with or without a packed read cache of
-// the reused operand (computed at the end of a spatial level, as a hand-written GEMM packs
-// a panel of B).
+// (reverse-computed at the end of a spatial level; an elementwise consumer such as a bias or
+// an activation serves as the cache when it can, which fuses the epilogue into the tile), with
+// or without a packed read cache of the reused operand (computed at the end of a spatial
+// level, as a hand-written GEMM packs a panel of B).
 #include <algorithm>
 
 #include "ir/substitute.h"
+#include "search/schedule/primitive/primitive.h"
 #include "search/space/block_info.h"
 #include "search/space/rules/rules.h"
 #include "support/error.h"
@@ -51,13 +53,19 @@ class MultiLevelTiling : public ScheduleRule {
     for (const auto& [write_level, write_scope] : write_caches) {
       for (bool read_cache : {false, true}) {
         if (read_cache && !config_.read_cache) continue;
-        Schedule copy = sch;
-        try {
-          if (Tile(copy, block, write_level, write_scope, read_cache)) {
-            result.push_back(std::move(copy));
+        // With a write cache, an elementwise consumer (a bias, an activation) serves as it
+        // when it can, which fuses the epilogue into the tile; else a cache block is added.
+        for (bool fuse_consumer : {true, false}) {
+          if (fuse_consumer && write_level == 0) continue;
+          Schedule copy = sch;
+          try {
+            if (Tile(copy, block, write_level, write_scope, read_cache, fuse_consumer)) {
+              result.push_back(std::move(copy));
+              break;
+            }
+          } catch (const Error&) {
+            // This alternative does not fit the block (a cache that cannot be placed).
           }
-        } catch (const Error&) {
-          // This alternative does not fit the block (a cache that cannot be placed).
         }
       }
     }
@@ -69,14 +77,20 @@ class MultiLevelTiling : public ScheduleRule {
   // Tiles `block` of `sch`; false when the read cache was asked for and there is no
   // operand to cache.
   bool Tile(Schedule& sch, BlockRV block, int write_level, const std::string& write_scope,
-            bool read_cache) const {
+            bool read_cache, bool fuse_consumer) const {
     int read_index = -1;
     if (read_cache) {
       read_index = ReusedOperand(sch.Get(block));
       if (read_index < 0) return false;
     }
     std::optional<BlockRV> write_cache;
-    if (write_level > 0) write_cache = sch.CacheWrite(block, 0, write_scope);
+    if (write_level > 0 && fuse_consumer) {
+      if (!HasElementwiseConsumer(sch, block)) return false;
+      write_cache = sch.GetConsumers(block).front();
+      if (write_scope != "global") sch.SetScope(block, 0, write_scope);
+    } else if (write_level > 0) {
+      write_cache = sch.CacheWrite(block, 0, write_scope);
+    }
     int index = sch.state().FindBlock(sch.Get(block)->name);
     std::vector<LoopUseKind> kinds = LoopUseKinds(sch.state(), index);
     std::vector<LoopRV> loops = sch.GetLoops(block);
@@ -104,6 +118,24 @@ class MultiLevelTiling : public ScheduleRule {
       sch.ComputeAt(cache, SpatialLevelEnd(tiles, config_.read_level), true);
     }
     return true;
+  }
+
+  // The block writes an intermediate that exactly one block reads, elementwise: a spatial
+  // block with a trivial binding over as many iterations as the tiled block has spatial ones.
+  static bool HasElementwiseConsumer(const Schedule& sch, BlockRV block) {
+    const ScheduleState& state = sch.state();
+    int index = state.FindBlock(sch.Get(block)->name);
+    if (IsOutputBlock(state, index)) return false;
+    std::vector<int> consumers = ConsumerBlocks(state, index);
+    if (consumers.size() != 1) return false;
+    const ir::BlockNode* consumer = state.entry(consumers[0]).block();
+    int spatial = 0;
+    for (const ir::IterVar& iv : state.entry(index).block()->iter_vars) {
+      spatial += iv.kind == ir::IterKind::kSpatial;
+    }
+    return IsSpatialBlock(consumer) && HasTrivialBinding(state, consumers[0]) &&
+           static_cast<int>(consumer->iter_vars.size()) == spatial &&
+           state.ScopeOf(consumers[0]) == state.ScopeOf(index);
   }
 
   // The innermost loop of the `level`-th (1-based) spatial level of the structure.

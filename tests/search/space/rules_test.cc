@@ -70,6 +70,29 @@ TEST(RulesTest, MultiLevelTilingLeavesElementwiseBlocksAlone) {
   EXPECT_EQ(ir::PrintPrimFunc(sketches[0].func()), ir::PrintPrimFunc(f));
 }
 
+TEST(RulesTest, MultiLevelTilingFusesAnElementwiseEpilogueAsItsWriteCache) {
+  // dense + bias + relu: after auto-inline one elementwise block consumes the dense block.
+  ir::PrimFunc f = ir::zoo::ZooLookup("dense_bias_relu").build();
+  std::vector<std::unique_ptr<ScheduleRule>> rules;
+  rules.push_back(MakeAutoInline());
+  rules.push_back(MakeMultiLevelTiling());
+  for (auto& rule : rules) rule->Initialize(testing::CpuContext(f));
+  std::vector<Schedule> sketches = GenerateSketches(f, rules);
+  int fused = 0;
+  for (const Schedule& sch : sketches) {
+    std::string text = sch.trace().AsPython();
+    if (text.find("get_consumers") != std::string::npos &&
+        text.find("reverse_compute_at") != std::string::npos &&
+        text.find("cache_write") == std::string::npos) {
+      ++fused;
+    }
+  }
+  // Both write-cache levels, each with and without the packed operand.
+  EXPECT_EQ(fused, 4) << testing::SketchesText(sketches);
+  // At the register level the intermediate becomes local.
+  EXPECT_NE(testing::SketchesText(sketches).find("set_scope"), std::string::npos);
+}
+
 TEST(RulesTest, AddRFactorFactorsALongReductionWithLittleParallelism) {
   // A row sum of 1 x 4096: one output, a long reduction.
   ir::PrimFunc f = ir::zoo::ZooLookup("sum_keepdims").build();
