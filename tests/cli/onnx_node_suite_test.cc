@@ -1,10 +1,13 @@
-// The ONNX backend node tests (Debian's libonnx-testdata, /usr/share/libonnx-testdata/data/
-// node/test_*) through import, the tuning pipeline and the reference executor. Every test whose
-// ops all have a converter must pass, unless testdata/onnx_node_expected.txt lists it with the
-// reason it does not (an attribute or dtype Kiln does not handle, or a known fault of the test
-// data); a listed test must then not pass (a listed test that passes must leave the list). A
-// test with an op Kiln has no converter for must be reported unsupported, never fail. Prints
-// pass / fail / unsupported counts per op.
+// ONNX backend node tests through import, the tuning pipeline and the reference executor, in
+// two suites: Debian's libonnx-testdata (/usr/share/libonnx-testdata/data/node/test_*, ONNX 1.12,
+// opsets up to 17) and the node cases of the onnx package in the project's virtual environment
+// (opsets up to the newest, written into the build folder by make_onnx_node_cases.py before this
+// test runs). Every test whose ops all have a converter must pass, unless the suite's list
+// (testdata/onnx_node_expected.txt, testdata/onnx_package_node_expected.txt) names it with the
+// reason it does not (an attribute, op version or dtype Kiln does not handle, or a known fault
+// of the test data); a listed test must then not pass (a listed test that passes must leave the
+// list). A test with an op Kiln has no converter for must be reported unsupported, never fail.
+// Prints pass / fail / unsupported counts per op.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,12 +28,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kNodeTestDir = "/usr/share/libonnx-testdata/data/node";
+const char* kDebianNodeTests = "/usr/share/libonnx-testdata/data/node";
 
 // test name -> reason, from "test_name: reason" lines ('#' starts a comment).
-std::map<std::string, std::string> ReadExpectedUnsupported() {
+std::map<std::string, std::string> ReadExpectedUnsupported(const std::string& list) {
   std::map<std::string, std::string> listed;
-  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/tests/cli/testdata/onnx_node_expected.txt");
+  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/tests/cli/testdata/" + list);
+  EXPECT_TRUE(in.good()) << "cannot read tests/cli/testdata/" << list;
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
@@ -54,18 +58,15 @@ std::vector<OnnxTestResult> RunAll(const std::vector<std::string>& dirs) {
   return results;
 }
 
-TEST(OnnxNodeSuite, SupportedOpsPass) {
-  if (!fs::is_directory(kNodeTestDir)) {
-    GTEST_FAIL() << kNodeTestDir << " is missing: deploy/install-deps.sh installs libonnx-testdata";
-  }
+void CheckSuite(const std::string& node_dir, const std::string& list) {
   std::vector<std::string> dirs;
-  for (const auto& entry : fs::directory_iterator(kNodeTestDir)) {
+  for (const auto& entry : fs::directory_iterator(node_dir)) {
     if (entry.is_directory()) dirs.push_back(entry.path().string());
   }
   std::sort(dirs.begin(), dirs.end());
   std::vector<std::string> supported_list = ir::frontend::onnx::SupportedOnnxOps();
   std::set<std::string> supported(supported_list.begin(), supported_list.end());
-  std::map<std::string, std::string> listed = ReadExpectedUnsupported();
+  std::map<std::string, std::string> listed = ReadExpectedUnsupported(list);
 
   std::vector<OnnxTestResult> results = RunAll(dirs);
   struct Counts {
@@ -114,6 +115,24 @@ TEST(OnnxNodeSuite, SupportedOpsPass) {
                 << "\n";
     }
   }
+}
+
+TEST(OnnxNodeSuite, SupportedOpsPass) {
+  if (!fs::is_directory(kDebianNodeTests)) {
+    GTEST_FAIL() << kDebianNodeTests
+                 << " is missing: deploy/install-deps.sh installs libonnx-testdata";
+  }
+  CheckSuite(kDebianNodeTests, "onnx_node_expected.txt");
+}
+
+// The onnx package's cases, at the opsets current exporters write.
+TEST(OnnxNodeSuite, OnnxPackageCasesPass) {
+  const std::string dir = std::string(KILN_ONNX_CASES_DIR) + "/node";
+  if (!fs::exists(std::string(KILN_ONNX_CASES_DIR) + "/stamp")) {
+    GTEST_FAIL() << dir << " is missing: ctest runs onnx_node_cases (make_onnx_node_cases.py "
+                 << "with the virtual environment deploy/install-deps.sh makes) first";
+  }
+  CheckSuite(dir, "onnx_package_node_expected.txt");
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ Outputs SoftmaxCrossEntropyLoss(NodeContext& ctx) {
 }  // namespace
 
 void RegisterLossConverters(ConverterTable& t) {
-  t.Add("NegativeLogLikelihoodLoss", 12, NegativeLogLikelihoodLoss);
+  t.Add("NegativeLogLikelihoodLoss", 12, NegativeLogLikelihoodLoss, 22);  // 22: bfloat16
   t.Add("SoftmaxCrossEntropyLoss", 12, SoftmaxCrossEntropyLoss);
 }
 

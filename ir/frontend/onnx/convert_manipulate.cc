@@ -109,7 +109,7 @@ Outputs Flatten(NodeContext& ctx) {
 
 // The axes of Squeeze and Unsqueeze: an attribute before opset 13, an input from it.
 std::optional<std::vector<int64_t>> SqueezeAxes(NodeContext& ctx) {
-  if (ctx.opset() < 13) return ctx.OptInts("axes");
+  if (ctx.version() < 13) return ctx.OptInts("axes");
   if (!ctx.HasInput(1)) return std::nullopt;
   return ctx.RequireConstInts(1, "axes");
 }
@@ -156,10 +156,37 @@ Outputs Split(NodeContext& ctx) {
   size_t n = ctx.node().outputs.size();
   if (n == 0) ctx.Invalid("needs at least one output");
   std::optional<std::vector<int64_t>> sizes;
-  if (ctx.opset() < 13) {
+  if (ctx.version() < 13) {
     sizes = ctx.OptInts("split");
   } else if (ctx.HasInput(1)) {
     sizes = ctx.RequireConstInts(1, "split");
+  }
+  if (ctx.version() >= 18) {
+    std::optional<int64_t> parts = ctx.OptInt("num_outputs");
+    if (sizes.has_value() == parts.has_value()) {
+      ctx.Invalid("exactly one of the split input and the num_outputs attribute must be given");
+    }
+    if (parts) {
+      if (*parts < 1 || static_cast<size_t>(*parts) != n) {
+        ctx.Invalid("num_outputs is " + std::to_string(*parts) + ", but the node has " +
+                    std::to_string(n) + " outputs");
+      }
+      // Chunks of ceil(dim / n), the last one smaller when the dim is not divisible.
+      auto shape = ctx.InputShape(0);
+      auto dim = shape ? AsConstInt((*shape)[axis]) : std::nullopt;
+      if (!dim) {
+        if (!shape || !relax::DivideDimExact((*shape)[axis], relax::DimConst(*parts))) {
+          ctx.Unsupported("num_outputs over a symbolic dim not known to be divisible by " +
+                          std::to_string(*parts));
+        }
+      } else {
+        int64_t chunk = (*dim + *parts - 1) / *parts;
+        sizes.emplace();
+        for (int64_t i = 0, left = *dim; i < *parts; ++i, left -= chunk) {
+          sizes->push_back(std::max<int64_t>(0, std::min(chunk, left)));
+        }
+      }
+    }
   }
   relax::Attrs attrs;
   attrs.Set("axis", axis);
@@ -213,7 +240,7 @@ Outputs Slice(NodeContext& ctx) {
   int rank = ctx.InputRank(0);
   std::vector<int64_t> starts, ends, steps;
   std::optional<std::vector<int64_t>> axes;
-  if (ctx.opset() < 10) {
+  if (ctx.version() < 10) {
     starts = ctx.Ints("starts");
     ends = ctx.Ints("ends");
     axes = ctx.OptInts("axes");
@@ -351,31 +378,74 @@ Outputs Tile(NodeContext& ctx) {
   return {ctx.Call("tile", {ctx.Input(0)}, relax::Attrs().Set("repeats", repeats))};
 }
 
+// Pad's wrap mode: along each padded axis, output position i reads input (i - before) mod dim,
+// a take with constant indices.
+Expr WrapPad(NodeContext& ctx, const std::vector<int64_t>& pads, int rank) {
+  std::vector<PrimExpr> shape = ctx.RequireShape(0);
+  Expr y = ctx.Input(0);
+  for (int a = 0; a < rank; ++a) {
+    int64_t before = pads[a], after = pads[a + rank];
+    if (before == 0 && after == 0) continue;
+    auto dim = AsConstInt(shape[a]);
+    if (!dim) ctx.Unsupported("wrap padding along a symbolic dim");
+    if (*dim == 0) ctx.Invalid("wrap padding of an empty axis");
+    if (before < 0 || after < 0 || before > (int64_t{1} << 24) || after > (int64_t{1} << 24)) {
+      ctx.Unsupported("wrap padding by " + std::to_string(before) + ", " + std::to_string(after));
+    }
+    HostTensor index(DataType::Int(64), {*dim + before + after});
+    for (int64_t i = 0; i < *dim + before + after; ++i) {
+      index.SetDouble(i, static_cast<double>((((i - before) % *dim) + *dim) % *dim));
+    }
+    y = ctx.Call("take", {y, relax::Constant(index)}, relax::Attrs().Set("axis", a));
+  }
+  return y;
+}
+
 Outputs Pad(NodeContext& ctx) {
   int rank = ctx.InputRank(0);
   std::string mode = ctx.String("mode", "constant");
-  if (mode != "constant" && mode != "edge" && mode != "reflect") {
-    ctx.Unsupported("mode '" + mode + "' (supported: constant, edge, reflect)");
+  bool wrap = mode == "wrap" && ctx.version() >= 19;
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && !wrap) {
+    ctx.Invalid("mode '" + mode + "' is not one of constant, edge, reflect" +
+                (ctx.version() >= 19 ? ", wrap" : ""));
   }
   std::vector<int64_t> pads;
   double value = 0;
-  if (ctx.opset() < 11) {
+  if (ctx.version() < 11) {
     pads = ctx.Ints("pads");
     value = ctx.Float("value", 0.0);
   } else {
-    ctx.RequireAllKnown({{1, "pads"}, {2, "constant_value"}});
+    ctx.RequireAllKnown({{1, "pads"}, {2, "constant_value"}, {3, "axes"}});
     pads = ctx.RequireConstInts(1, "pads");
     if (ctx.HasInput(2)) {
       auto v = ctx.ConstScalar(2);
       if (!v) ctx.RequireKnown(2, "constant_value");
       value = *v;
     }
-    if (ctx.HasInput(3)) ctx.Unsupported("the axes input");
+    if (ctx.HasInput(3)) {
+      // From version 18: pads holds the begins, then the ends, of these axes only.
+      std::vector<int64_t> axes = ctx.RequireConstInts(3, "axes");
+      if (pads.size() != 2 * axes.size()) {
+        ctx.Invalid("pads has " + std::to_string(pads.size()) + " values for " +
+                    std::to_string(axes.size()) + " axes (2 per axis)");
+      }
+      std::vector<int64_t> full(2 * rank, 0);
+      std::vector<bool> seen(rank, false);
+      for (size_t i = 0; i < axes.size(); ++i) {
+        int a = NormalizeAxis(ctx, axes[i], rank, "axes entry");
+        if (seen[a]) ctx.Invalid("axes repeats axis " + std::to_string(a));
+        seen[a] = true;
+        full[a] = pads[i];
+        full[a + rank] = pads[i + axes.size()];
+      }
+      pads = full;
+    }
   }
   if (static_cast<int>(pads.size()) != 2 * rank) {
     ctx.Invalid("pads has " + std::to_string(pads.size()) + " values for a " +
                 std::to_string(rank) + "-D input (2 per axis)");
   }
+  if (wrap) return {WrapPad(ctx, pads, rank)};
   std::vector<int64_t> width;
   for (int i = 0; i < rank; ++i) {
     if (pads[i] < 0 || pads[i + rank] < 0) ctx.Unsupported("negative pads (cropping)");
@@ -396,7 +466,8 @@ Outputs BlockRearrange(NodeContext& ctx) {
   std::optional<int64_t> block = ctx.OptInt("blocksize");
   if (!block || *block < 1) ctx.Invalid("attribute 'blocksize' (a positive int) is required");
   if (*block > (int64_t{1} << 20)) ctx.Unsupported("blocksize " + std::to_string(*block));
-  std::string mode = to_space ? ctx.String("mode", "DCR") : "DCR";
+  // SpaceToDepth reads a mode from version 28.
+  std::string mode = to_space || ctx.version() >= 28 ? ctx.String("mode", "DCR") : "DCR";
   if (mode != "DCR" && mode != "CRD") ctx.Invalid("mode '" + mode + "' is not DCR or CRD");
   if (ctx.InputRank(0) != 4) ctx.Invalid("the input must be 4-D (NCHW)");
   std::vector<PrimExpr> s = ctx.RequireShape(0);
@@ -421,8 +492,10 @@ Outputs BlockRearrange(NodeContext& ctx) {
     return {ReshapeTo(ctx, y, {s[0], c, s[2] * b, s[3] * b})};
   }
   PrimExpr h = exact(s[2], b, "height"), w = exact(s[3], b, "width");
+  std::vector<int64_t> perm = mode == "DCR" ? std::vector<int64_t>{0, 3, 5, 1, 2, 4}
+                                            : std::vector<int64_t>{0, 1, 3, 5, 2, 4};
   Expr y = ctx.Call("permute_dims", {ReshapeTo(ctx, x, {s[0], s[1], h, b, w, b})},
-                    relax::Attrs().Set("axes", {0, 3, 5, 1, 2, 4}));
+                    relax::Attrs().Set("axes", perm));
   return {ReshapeTo(ctx, y, {s[0], s[1] * bb, h, w})};
 }
 
@@ -440,21 +513,23 @@ Outputs Trilu(NodeContext& ctx) {
 }  // namespace
 
 void RegisterManipulateConverters(ConverterTable& t) {
-  t.Add("Reshape", 5, Reshape);
-  t.Add("Flatten", 1, Flatten);
-  t.Add("Squeeze", 1, Squeeze);
-  t.Add("Unsqueeze", 1, Unsqueeze);
-  t.Add("Transpose", 1, Transpose);
+  // Versions from 19 to 25 of Reshape, Flatten, Squeeze, Unsqueeze, Transpose and Pad add dtypes
+  // only (float8, int4, float4, float8e8m0, int2), which Kiln refuses where a tensor is read.
+  t.Add("Reshape", 5, Reshape, 25);
+  t.Add("Flatten", 1, Flatten, 25);
+  t.Add("Squeeze", 1, Squeeze, 25);
+  t.Add("Unsqueeze", 1, Unsqueeze, 25);
+  t.Add("Transpose", 1, Transpose, 25);
   t.Add("Concat", 4, Concat);
-  t.Add("Split", 2, Split);
+  t.Add("Split", 2, Split, 18);
   t.Add("Slice", 1, Slice);
   t.Add("Gather", 1, Gather);
   t.Add("GatherElements", 11, GatherElements);
   t.Add("Expand", 8, Expand);
   t.Add("Tile", 6, Tile);
-  t.Add("Pad", 2, Pad);
-  t.Add("DepthToSpace", 1, BlockRearrange);
-  t.Add("SpaceToDepth", 1, BlockRearrange);
+  t.Add("Pad", 2, Pad, 25);  // 18: axes input; 19: wrap mode
+  t.Add("DepthToSpace", 1, BlockRearrange, 28);
+  t.Add("SpaceToDepth", 1, BlockRearrange, 28);  // 28: mode
   t.Add("Trilu", 14, Trilu);
   t.AddUnsupported("GatherND", "Kiln's Relax ops have no gather_nd");
   for (const char* op : {"Scatter", "ScatterElements", "ScatterND"}) {

@@ -1,6 +1,7 @@
 // Neural network ops: Conv and ConvTranspose (1-D lifted to the 2-D Relax ops), the
 // normalizations (BatchNormalization for inference, InstanceNormalization as group norm with
-// one group per channel, LayerNormalization, LRN, MeanVarianceNormalization), and the softmax
+// one group per channel, GroupNormalization, LayerNormalization, LRN,
+// MeanVarianceNormalization), and the softmax
 // family, with the 2-D coercion that Softmax, LogSoftmax and Hardmax had before opset 13.
 #include <cstring>
 
@@ -232,6 +233,93 @@ Outputs LayerNormalization(NodeContext& ctx) {
   return {y, mean, inv};
 }
 
+// GroupNormalization: version 18 scales and shifts per group, version 21 per channel (and says
+// in stash_type which precision the statistics are computed in).
+Outputs GroupNormalization(NodeContext& ctx) {
+  RequireFloatInput(ctx, 0);
+  int rank = ctx.InputRank(0);
+  if (rank < 3) ctx.Invalid("the input needs batch, channel and spatial axes");
+  std::optional<int64_t> groups = ctx.OptInt("num_groups");
+  if (!groups || *groups < 1) ctx.Invalid("attribute 'num_groups' (a positive int) is required");
+  double eps = ctx.Float("epsilon", 1e-5);
+  std::vector<PrimExpr> shape = ctx.RequireShape(0);
+  auto channels = AsConstInt(shape[1]);
+  if (!channels) ctx.Unsupported("a symbolic channel dim");
+  if (*channels % *groups != 0) {
+    ctx.Invalid(std::to_string(*channels) + " channels do not split into " +
+                std::to_string(*groups) + " groups");
+  }
+  DataType dtype = ctx.InputDType(0);
+  int64_t stash = ctx.version() >= 21 ? ctx.Int("stash_type", 1) : 1;
+  if (stash != 1) ctx.Unsupported("stash_type " + std::to_string(stash) + " (only 1, float32)");
+  Expr x = ctx.Input(0), scale = ctx.Input(1), bias = ctx.Input(2);
+  if (ctx.version() < 21) {
+    // One scale and bias per group: repeat each over the group's channels.
+    int64_t per = *channels / *groups;
+    auto per_channel = [&](const Expr& v) {
+      Expr col = ReshapeTo(ctx, v, {relax::DimConst(*groups), relax::DimConst(1)});
+      Expr rep =
+          ctx.Call("broadcast_to",
+                   {col, relax::ShapeExpr({relax::DimConst(*groups), relax::DimConst(per)})});
+      return ReshapeTo(ctx, rep, {relax::DimConst(*channels)});
+    };
+    scale = per_channel(scale);
+    bias = per_channel(bias);
+  }
+  DataType f32 = DataType::Float(32);
+  bool widen = dtype != f32 && dtype.bits() < 32;
+  auto as = [&](const Expr& v, DataType d) {
+    return ctx.Call("astype", {v}, relax::Attrs().Set("dtype", d));
+  };
+  if (widen) {
+    x = as(x, f32);
+    scale = as(scale, f32);
+    bias = as(bias, f32);
+  }
+  relax::Attrs attrs;
+  attrs.Set("num_groups", *groups).Set("channel_axis", 1).Set("epsilon", eps);
+  Expr y = ctx.Call("nn.group_norm", {x, scale, bias}, attrs);
+  return {widen ? as(y, dtype) : y};
+}
+
+// RMSNormalization (version 23): x / sqrt(mean(x^2) + epsilon) * scale over the axes from
+// `axis` on, the statistics in float32 (stash_type 1).
+Outputs RMSNormalization(NodeContext& ctx) {
+  RequireFloatInput(ctx, 0);
+  int rank = ctx.InputRank(0);
+  int axis = NormalizeAxis(ctx, ctx.Int("axis", -1), rank);
+  double eps = ctx.Float("epsilon", 1e-5);
+  int64_t stash = ctx.Int("stash_type", 1);
+  if (stash != 1) ctx.Unsupported("stash_type " + std::to_string(stash) + " (only 1, float32)");
+  DataType dtype = ctx.InputDType(0), f32 = DataType::Float(32);
+  std::vector<int64_t> axes;
+  for (int i = axis; i < rank; ++i) axes.push_back(i);
+  Expr x = ctx.Input(0);
+  if (dtype != f32) x = ctx.Call("astype", {x}, relax::Attrs().Set("dtype", f32));
+  Expr ms = ctx.Call("mean", {ctx.Call("multiply", {x, x})}, AxisAttrs(axes, true));
+  Expr inv = ctx.Call("rsqrt", {ctx.Call("add", {ms, ctx.Scalar(eps, f32)})});
+  Expr y = ctx.Call("multiply", {x, inv});
+  if (dtype != f32) y = ctx.Call("astype", {y}, relax::Attrs().Set("dtype", dtype));
+  return {ctx.Call("multiply", {y, ctx.Input(1)})};
+}
+
+// LpNormalization: x divided by its L1 or L2 norm along `axis`.
+Outputs LpNormalization(NodeContext& ctx) {
+  RequireFloatInput(ctx, 0);
+  int rank = ctx.InputRank(0);
+  int axis = NormalizeAxis(ctx, ctx.Int("axis", -1), rank);
+  int64_t p = ctx.Int("p", 2);
+  if (p != 1 && p != 2) ctx.Invalid("p is " + std::to_string(p) + ", not 1 or 2");
+  Expr x = ctx.Input(0);
+  relax::Attrs attrs = AxisAttrs({axis}, true);
+  Expr norm = p == 1 ? ctx.Call("sum", {ctx.Call("abs", {x})}, attrs)
+                     : ctx.Call("sqrt", {ctx.Call("sum", {ctx.Call("multiply", {x, x})}, attrs)});
+  // A zero norm means a zero vector, which stays zero (not 0 / 0).
+  Expr safe = ctx.Call("where", {ctx.Call("equal", {norm, ctx.Scalar(0, ctx.InputDType(0))}),
+                                 ctx.Scalar(1, ctx.InputDType(0)), norm});
+  return {ctx.Call("divide", {x, safe})};
+}
+
 // Softmax, LogSoftmax and Hardmax along one axis of `x`.
 Expr AlongAxis(NodeContext& ctx, const std::string& op, const Expr& x, int axis, int rank) {
   if (op == "Hardmax") {
@@ -257,7 +345,7 @@ Outputs SoftmaxFamily(NodeContext& ctx) {
   int rank = ctx.InputRank(0);
   if (rank == 0) ctx.Invalid("the input must have at least one dim");
   Expr x = ctx.Input(0);
-  if (ctx.opset() >= 13) {
+  if (ctx.version() >= 13) {
     int axis = NormalizeAxis(ctx, ctx.Int("axis", -1), rank);
     return {AlongAxis(ctx, op, x, axis, rank)};
   }
@@ -328,10 +416,14 @@ Outputs MeanVarianceNormalization(NodeContext& ctx) {
 }  // namespace
 
 void RegisterNNConverters(ConverterTable& t) {
-  t.Add("Conv", 1, Conv);
-  t.Add("ConvTranspose", 1, ConvTranspose);
+  // Version 22 of Conv, ConvTranspose and InstanceNormalization added bfloat16 only.
+  t.Add("Conv", 1, Conv, 22);
+  t.Add("ConvTranspose", 1, ConvTranspose, 22);
   t.Add("BatchNormalization", 7, BatchNormalization);
-  t.Add("InstanceNormalization", 6, InstanceNormalization);
+  t.Add("InstanceNormalization", 6, InstanceNormalization, 22);
+  t.Add("GroupNormalization", 18, GroupNormalization, 21);
+  t.Add("RMSNormalization", 23, RMSNormalization, 23);
+  t.Add("LpNormalization", 1, LpNormalization, 22);
   t.Add("LayerNormalization", 17, LayerNormalization);
   for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) t.Add(op, 1, SoftmaxFamily);
   t.Add("LRN", 1, LRN);
@@ -339,7 +431,6 @@ void RegisterNNConverters(ConverterTable& t) {
   for (const char* op : {"RNN", "GRU", "LSTM"}) {
     t.AddUnsupported(op, "recurrent layers are not supported (no scan in Kiln's Relax ops)");
   }
-  t.AddUnsupported("GroupNormalization", "Kiln reads opsets up to 17; GroupNormalization is 18");
 }
 
 }  // namespace kiln::ir::frontend::onnx

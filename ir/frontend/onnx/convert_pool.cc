@@ -1,4 +1,5 @@
-// Pooling: MaxPool and AveragePool (1-D lifted to the 2-D Relax ops), GlobalAveragePool and
+// Pooling: MaxPool and AveragePool (1-D lifted to the 2-D Relax ops; AveragePool dilated from
+// version 19), GlobalAveragePool and
 // GlobalMaxPool (a reduction over the spatial axes for ranks other than 4).
 #include "ir/frontend/onnx/window.h"
 
@@ -19,8 +20,9 @@ Outputs Pool(NodeContext& ctx) {
                 std::to_string(rank - 2) + " spatial axes");
   }
   std::vector<PrimExpr> shape = ctx.RequireShape(0);
-  Window w =
-      ReadWindow(ctx, *kernel, std::vector<PrimExpr>(shape.begin() + 2, shape.end()), is_max);
+  // AveragePool has dilations from version 19.
+  Window w = ReadWindow(ctx, *kernel, std::vector<PrimExpr>(shape.begin() + 2, shape.end()),
+                        is_max || ctx.version() >= 19);
   bool ceil_mode = ctx.Int("ceil_mode", 0) != 0;
   // storage_order only changes the Indices output, which is not supported.
   if (is_max) ctx.Ignore("storage_order");
@@ -52,10 +54,11 @@ Outputs GlobalPool(NodeContext& ctx) {
 }  // namespace
 
 void RegisterPoolConverters(ConverterTable& t) {
-  t.Add("MaxPool", 1, Pool);
-  t.Add("AveragePool", 1, Pool);
-  t.Add("GlobalAveragePool", 1, GlobalPool);
-  t.Add("GlobalMaxPool", 1, GlobalPool);
+  // Version 22 of the pools added bfloat16 only.
+  t.Add("MaxPool", 1, Pool, 22);
+  t.Add("AveragePool", 1, Pool, 22);  // 19: dilations
+  t.Add("GlobalAveragePool", 1, GlobalPool, 22);
+  t.Add("GlobalMaxPool", 1, GlobalPool, 22);
   for (const char* op : {"LpPool", "GlobalLpPool"}) {
     t.AddUnsupported(op, "Kiln's Relax ops have no Lp pooling");
   }

@@ -1,7 +1,10 @@
 // Reductions: ReduceSum/Mean/Max/Min/Prod and the composed L1, L2, LogSum, LogSumExp and
-// SumSquare, with axes as an attribute or (ReduceSum from opset 13) an input; ArgMax, ArgMin
-// and CumSum. A sum or product of a known shape (an element count) is evaluated at import time.
+// SumSquare, with axes as an attribute or an input (ReduceSum from version 13, the others from
+// version 18); ArgMax, ArgMin and CumSum. A sum or product of a known shape (an element count)
+// is evaluated at import time; a reduction over an empty axis is its identity element.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "ir/frontend/onnx/converter.h"
 
@@ -14,7 +17,7 @@ using relax::Expr;
 // The reduced axes (normalized; empty = all), or nullopt for a no-op (noop_with_empty_axes).
 std::optional<std::vector<int64_t>> ReduceAxes(NodeContext& ctx, int rank) {
   const std::string& op = ctx.node().op_type;
-  bool axes_input = op == "ReduceSum" && ctx.opset() >= 13;
+  bool axes_input = ctx.version() >= (op == "ReduceSum" ? 13 : 18);
   std::vector<int64_t> axes;
   if (axes_input) {
     if (ctx.HasInput(1)) axes = ctx.RequireConstInts(1, "axes");
@@ -56,6 +59,46 @@ std::optional<SymTensor> FoldReduce(const std::string& op, const SymTensor& k,
   return out;
 }
 
+// A reduction over an axis of size 0 is the reduction's identity (0 for a sum, 1 for a product,
+// -inf for a max, ...): a constant of the output shape, which Relax's reductions cannot
+// compute (a reduce loop must have a positive extent). Floating-point and bool inputs with a
+// constant output shape; nullopt otherwise, and when no reduced axis is empty.
+std::optional<Expr> EmptyReduction(NodeContext& ctx, const std::vector<int64_t>& axes,
+                                   bool keepdims) {
+  std::optional<std::vector<PrimExpr>> shape = ctx.InputShape(0);
+  if (!shape) return std::nullopt;
+  bool empty = false;
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < shape->size(); ++i) {
+    bool reduced = axes.empty() || std::count(axes.begin(), axes.end(), i) > 0;
+    std::optional<int64_t> dim = AsConstInt((*shape)[i]);
+    if (reduced && dim == 0) empty = true;
+    if (!reduced && !dim) return std::nullopt;
+    if (!reduced) out.push_back(*dim);
+    if (reduced && keepdims) out.push_back(1);
+  }
+  DataType dtype = ctx.InputDType(0);
+  if (!empty || !(dtype.is_float() || dtype.is_bool())) return std::nullopt;
+  const std::string& op = ctx.node().op_type;
+  double inf = std::numeric_limits<double>::infinity();
+  double value = 0;
+  if (op == "ReduceProd") {
+    value = 1;
+  } else if (op == "ReduceMax") {
+    value = dtype.is_bool() ? 0 : -inf;
+  } else if (op == "ReduceMin") {
+    value = dtype.is_bool() ? 1 : inf;
+  } else if (op == "ReduceLogSum" || op == "ReduceLogSumExp") {
+    value = -inf;
+  } else if (op == "ReduceMean") {
+    value = std::numeric_limits<double>::quiet_NaN();
+  }
+  if (dtype.is_bool() && !std::isfinite(value)) return std::nullopt;
+  HostTensor fill(dtype, out);
+  for (int64_t i = 0; i < fill.numel(); ++i) fill.SetDouble(i, value);
+  return relax::Constant(fill);
+}
+
 Outputs Reduce(NodeContext& ctx) {
   const std::string& op = ctx.node().op_type;
   int rank = ctx.InputRank(0);
@@ -65,10 +108,17 @@ Outputs Reduce(NodeContext& ctx) {
   if (auto k = ctx.Known(0)) {
     if (auto folded = FoldReduce(op, *k, *axes, keepdims)) return {*folded};
   }
+  if (auto empty = EmptyReduction(ctx, *axes, keepdims)) return {*empty};
   relax::Attrs attrs;
   if (!axes->empty()) attrs.Set("axis", *axes);
   attrs.Set("keepdims", keepdims);
   Expr x = ctx.Input(0);
+  if (ctx.InputDType(0).is_bool() && (op == "ReduceMax" || op == "ReduceMin")) {
+    // Any and all: the extremum of the values as 0 and 1.
+    Expr as_int = ctx.Call("astype", {x}, relax::Attrs().Set("dtype", DataType::Int(8)));
+    Expr r = ctx.Call(op == "ReduceMax" ? "max" : "min", {as_int}, attrs);
+    return {ctx.Call("astype", {r}, relax::Attrs().Set("dtype", DataType::Bool()))};
+  }
   static const std::map<std::string, const char*> kDirect = {
       {"ReduceSum", "sum"}, {"ReduceMean", "mean"}, {"ReduceMax", "max"},
       {"ReduceMin", "min"}, {"ReduceProd", "prod"},
@@ -117,6 +167,7 @@ Outputs ArgReduce(NodeContext& ctx) {
       ctx.Call("subtract", {ctx.Scalar(static_cast<double>(*dim - 1), DataType::Int(64)), first})};
 }
 
+// CumSum, and CumProd (version 26).
 Outputs CumSum(NodeContext& ctx) {
   int rank = ctx.InputRank(0);
   std::vector<int64_t> axis = ctx.RequireConstInts(1, "axis");
@@ -125,23 +176,28 @@ Outputs CumSum(NodeContext& ctx) {
   int a = NormalizeAxis(ctx, axis[0], rank);
   relax::Attrs attrs;
   attrs.Set("axis", a).Set("exclusive", ctx.Int("exclusive", 0) != 0);
-  if (!reverse) return {ctx.Call("cumsum", {ctx.Input(0)}, attrs)};
-  // Summing from the end: reverse, scan forward, reverse back.
-  Expr scanned = ctx.Call("cumsum", {Reverse(ctx, ctx.Input(0), a)}, attrs);
+  const char* op = ctx.node().op_type == "CumProd" ? "cumprod" : "cumsum";
+  if (!reverse) return {ctx.Call(op, {ctx.Input(0)}, attrs)};
+  // Scanning from the end: reverse, scan forward, reverse back.
+  Expr scanned = ctx.Call(op, {Reverse(ctx, ctx.Input(0), a)}, attrs);
   return {Reverse(ctx, scanned, a)};
 }
 
 }  // namespace
 
 void RegisterReduceConverters(ConverterTable& t) {
-  for (const char* op :
-       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-        "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}) {
-    t.Add(op, 1, Reduce);
+  // Version 18 takes axes as an input (ReduceSum did from 13); 20 adds bool to ReduceMax and
+  // ReduceMin; 28 drops integers from ReduceLogSum and ReduceLogSumExp.
+  t.Add("ReduceSum", 1, Reduce, 13);
+  for (const char* op : {"ReduceMean", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare"}) {
+    t.Add(op, 1, Reduce, 18);
   }
+  for (const char* op : {"ReduceMax", "ReduceMin"}) t.Add(op, 1, Reduce, 20);
+  for (const char* op : {"ReduceLogSum", "ReduceLogSumExp"}) t.Add(op, 1, Reduce, 28);
   t.Add("ArgMax", 1, ArgReduce);
   t.Add("ArgMin", 1, ArgReduce);
   t.Add("CumSum", 11, CumSum);
+  t.Add("CumProd", 26, CumSum, 26);
 }
 
 }  // namespace kiln::ir::frontend::onnx

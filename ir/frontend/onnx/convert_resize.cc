@@ -1,7 +1,10 @@
-// Resize (opset 11+) and Upsample (opsets 7 and 9) of 4-D NCHW tensors, as image.resize2d.
+// Resize (versions 11 to 19: axes, keep_aspect_ratio_policy, antialias when upscaling,
+// half_pixel_symmetric where it equals half_pixel) and Upsample (versions 7 and 9) of 4-D NCHW
+// tensors, as image.resize2d.
 // The output size comes from `sizes` (which may be symbolic, computed from Shape) or from
 // `scales` (floor(input * scale), symbolic only for integer scales); with scales the op gets
 // them as scale_h/scale_w, since ONNX's coordinate transform divides by the scale itself.
+#include <algorithm>
 #include <cmath>
 
 #include "ir/frontend/onnx/converter.h"
@@ -67,9 +70,23 @@ std::string Method(NodeContext& ctx, const std::string& mode) {
   ctx.Invalid("mode '" + mode + "' is not nearest, linear or cubic");
 }
 
+// Version 18's axes: the scales or sizes given for `axes` spread over all four axes (1, or
+// the input's dim, for the others).
+std::vector<double> FullScales(NodeContext& ctx, const HostTensor& given,
+                               const std::vector<int>& axes) {
+  if (given.numel() != static_cast<int64_t>(axes.size())) {
+    ctx.Invalid("scales has " + std::to_string(given.numel()) + " values for " +
+                std::to_string(axes.size()) + " axes");
+  }
+  std::vector<double> full(4, 1.0);
+  for (size_t i = 0; i < axes.size(); ++i) full[axes[i]] = given.GetDouble(static_cast<int64_t>(i));
+  return full;
+}
+
 Outputs Resize(NodeContext& ctx) {
   if (ctx.InputRank(0) != 4) ctx.Unsupported("inputs that are not 4-D (NCHW)");
-  std::string method = Method(ctx, ctx.String("mode", "nearest"));
+  std::string mode = ctx.String("mode", "nearest");
+  std::string method = Method(ctx, mode);
   std::string coordinates = ctx.String("coordinate_transformation_mode", "half_pixel");
   if (coordinates == "tf_crop_and_resize")
     ctx.Unsupported(
@@ -80,24 +97,96 @@ Outputs Resize(NodeContext& ctx) {
   int64_t exclude = ctx.Int("exclude_outside", 0);
   ctx.Float("extrapolation_value", 0);  // used by tf_crop_and_resize only
   std::vector<PrimExpr> shape = ctx.RequireShape(0);
+  // Version 18: axes, keep_aspect_ratio_policy and antialias; 19: half_pixel_symmetric.
+  std::vector<int> axes = {0, 1, 2, 3};
+  std::string policy = "stretch";
+  bool antialias = false;
+  if (ctx.version() >= 18) {
+    if (auto given = ctx.OptInts("axes")) {
+      axes.clear();
+      for (int64_t a : *given) axes.push_back(NormalizeAxis(ctx, a, 4, "axes entry"));
+    }
+    policy = ctx.String("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+      ctx.Invalid("keep_aspect_ratio_policy '" + policy +
+                  "' is not stretch, not_larger or not_smaller");
+    }
+    antialias = ctx.Int("antialias", 0) != 0;
+  }
+  bool symmetric = coordinates == "half_pixel_symmetric" && ctx.version() >= 19;
   ResizeTarget target;
   std::optional<SymTensor> sizes = ctx.HasInput(3) ? ctx.Known(3) : std::nullopt;
   if (ctx.HasInput(3) && !sizes) ctx.RequireKnown(3, "sizes");
   if (sizes && sizes->numel() > 0) {
-    if (sizes->numel() != 4) ctx.Invalid("sizes needs 4 values for a 4-D input");
+    if (sizes->numel() != static_cast<int64_t>(axes.size())) {
+      ctx.Invalid("sizes has " + std::to_string(sizes->numel()) + " values for " +
+                  std::to_string(axes.size()) + " axes");
+    }
+    std::vector<PrimExpr> full = shape;
+    for (size_t i = 0; i < axes.size(); ++i) full[axes[i]] = sizes->elems[i];
+    if (policy != "stretch") {
+      // One scale for the given axes, the smallest (not_larger) or largest (not_smaller) of
+      // size / dim; the sizes become round(dim * scale).
+      std::optional<double> scale;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        auto want = AsConstInt(sizes->elems[i]), have = AsConstInt(shape[axes[i]]);
+        if (!want || !have || *have == 0)
+          ctx.Unsupported("keep_aspect_ratio_policy on symbolic dims");
+        double s = static_cast<double>(*want) / static_cast<double>(*have);
+        scale = !scale ? s : policy == "not_larger" ? std::min(*scale, s) : std::max(*scale, s);
+      }
+      for (int a : axes) {
+        full[a] = relax::DimConst(
+            static_cast<int64_t>(std::round(static_cast<double>(*AsConstInt(shape[a])) * *scale)));
+      }
+      if (scale) target.scale_h = target.scale_w = *scale;
+      for (int a : {0, 1}) {
+        if (std::count(axes.begin(), axes.end(), a) == 0) continue;
+        if (*scale != 1) ctx.Unsupported("resizing the batch or channel axis");
+      }
+      if (std::count(axes.begin(), axes.end(), 2) == 0) target.scale_h = 0;
+      if (std::count(axes.begin(), axes.end(), 3) == 0) target.scale_w = 0;
+    }
     for (int i = 0; i < 2; ++i) {
-      if (!relax::ProveDimEqual(sizes->elems[i], shape[i])) {
+      if (!relax::ProveDimEqual(full[i], shape[i])) {
         ctx.Unsupported("resizing the batch or channel axis");
       }
     }
-    target.size = {sizes->elems[2], sizes->elems[3]};
+    target.size = {full[2], full[3]};
   } else {
     std::optional<HostTensor> scales = ctx.HasInput(2) ? ctx.Constant(2) : std::nullopt;
     if (!scales) {
       if (ctx.HasInput(2)) ctx.RequireKnown(2, "scales");
       ctx.Invalid("needs scales or sizes");
     }
-    target = FromScales(ctx, *scales, shape);
+    std::vector<double> full = FullScales(ctx, *scales, axes);
+    HostTensor all(DataType::Float(32), {4});
+    for (int i = 0; i < 4; ++i) all.SetDouble(i, full[i]);
+    target = FromScales(ctx, all, shape);
+    if (symmetric) {
+      // half_pixel_symmetric differs from half_pixel only where dim * scale is fractional.
+      for (int i = 2; i < 4; ++i) {
+        auto d = AsConstInt(shape[i]);
+        double scaled = d ? static_cast<double>(*d) * full[i] : 0.5;
+        if (scaled != std::floor(scaled)) {
+          ctx.Unsupported(
+              "coordinate_transformation_mode half_pixel_symmetric with a scale "
+              "that gives a fractional size");
+        }
+      }
+    }
+  }
+  if (symmetric) coordinates = "half_pixel";
+  if (antialias && mode != "nearest") {
+    for (int i = 0; i < 2; ++i) {
+      double scale = i == 0 ? target.scale_h : target.scale_w;
+      auto in = AsConstInt(shape[2 + i]), out = AsConstInt(target.size[i]);
+      if (scale == 0 && in && out && *in > 0) {
+        scale = static_cast<double>(*out) / static_cast<double>(*in);
+      }
+      // Antialiasing widens the filter only when downscaling.
+      if (!(scale >= 1)) ctx.Unsupported("antialias=1 when downscaling");
+    }
   }
   return {Resize2d(ctx, target, method, coordinates, rounding, cubic_alpha, exclude)};
 }
@@ -107,7 +196,7 @@ Outputs Upsample(NodeContext& ctx) {
   std::string method = Method(ctx, ctx.String("mode", "nearest"));
   std::vector<PrimExpr> shape = ctx.RequireShape(0);
   std::optional<HostTensor> scales;
-  if (ctx.opset() < 9) {
+  if (ctx.version() < 9) {
     std::vector<float> s = ctx.Floats("scales");
     HostTensor t(DataType::Float(32), {static_cast<int64_t>(s.size())});
     for (size_t i = 0; i < s.size(); ++i) t.SetDouble(static_cast<int64_t>(i), s[i]);
@@ -123,7 +212,7 @@ Outputs Upsample(NodeContext& ctx) {
 }  // namespace
 
 void RegisterResizeConverters(ConverterTable& t) {
-  t.Add("Resize", 11, Resize);
+  t.Add("Resize", 11, Resize, 19);
   t.Add("Upsample", 7, Upsample, 9);
 }
 

@@ -111,6 +111,13 @@ Outputs ConstantOfShape(NodeContext& ctx) {
 
 Outputs Range(NodeContext& ctx) {
   DataType dtype = ctx.InputDType(0);
+  if (ctx.version() >= 27) {
+    // The precision of float16 and bfloat16 ranges: Kiln computes them in float32 (1).
+    int64_t stash = ctx.Int("stash_type", 1);
+    if (stash != 1 && dtype.is_float() && dtype.bits() == 16) {
+      ctx.Unsupported("stash_type " + std::to_string(stash) + " (only 1, float32)");
+    }
+  }
   std::optional<SymTensor> k[3];
   for (size_t i = 0; i < 3; ++i) k[i] = ctx.Known(i);
   if (k[0] && k[1] && k[2]) {
@@ -198,13 +205,16 @@ Outputs OneHot(NodeContext& ctx) {
 }  // namespace
 
 void RegisterShapeConverters(ConverterTable& t) {
-  t.Add("Shape", 1, Shape);
-  t.Add("Size", 1, Size);
-  t.Add("Constant", 1, Constant);
-  t.Add("ConstantOfShape", 9, ConstantOfShape);
-  t.Add("Range", 11, Range);
-  t.Add("EyeLike", 9, EyeLike);
-  t.Add("OneHot", 9, OneHot);
+  // Versions 19 to 25 of Shape, Size, Constant and ConstantOfShape, 22 of EyeLike and 28 of
+  // OneHot add dtypes only (bfloat16, and float8, int4, float4, float8e8m0, int2, which Kiln
+  // refuses where a tensor is read).
+  t.Add("Shape", 1, Shape, 25);
+  t.Add("Size", 1, Size, 25);
+  t.Add("Constant", 1, Constant, 25);
+  t.Add("ConstantOfShape", 9, ConstantOfShape, 25);
+  t.Add("Range", 11, Range, 27);  // 27: float16 and bfloat16, stash_type
+  t.Add("EyeLike", 9, EyeLike, 22);
+  t.Add("OneHot", 9, OneHot, 28);
   for (const char* op : {"If", "Loop", "Scan"}) {
     t.AddUnsupported(op, "control flow with subgraphs is not supported");
   }

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "ir/frontend/onnx/schema_versions.h"
+
 namespace kiln::ir::frontend::onnx {
 
 using relax::Expr;
@@ -19,7 +21,8 @@ relax::Expr Materialize(Value& v, relax::BlockBuilder& builder) {
     v.expr = relax::Constant(*v.constant);
     return v.expr;
   }
-  KILN_CHECK(v.known.has_value(), ErrorKind::kInternal, "onnx import: materializing an empty value");
+  KILN_CHECK(v.known.has_value(), ErrorKind::kInternal,
+             "onnx import: materializing an empty value");
   const SymTensor& s = *v.known;
   if (s.IsConstant()) {
     v.constant = s.ToHostTensor();
@@ -61,7 +64,7 @@ Value& NodeContext::InputValue(size_t i) {
   }
   auto it = state_.values->find(node_.inputs[i]);
   KILN_CHECK(it != state_.values->end(), ErrorKind::kInternal,
-        "onnx import: input '" + node_.inputs[i] + "' has no value");
+             "onnx import: input '" + node_.inputs[i] + "' has no value");
   return it->second;
 }
 
@@ -380,42 +383,103 @@ const ConverterTable& ConverterTable::Global() {
     RegisterLossConverters(*t);
     RegisterQuantizeConverters(*t);
     RegisterResizeConverters(*t);
+    RegisterAttentionConverters(*t);
     return t;
   }();
   return *table;
 }
 
-void ConverterTable::Add(const std::string& op_type, int64_t min_opset, ConvertFn fn,
-                         int64_t max_opset) {
-  entries_[op_type].push_back(ConverterEntry{op_type, min_opset, max_opset, fn});
+void ConverterTable::Add(const std::string& op_type, int64_t min_version, ConvertFn fn,
+                         int64_t max_version) {
+  KILN_CHECK(min_version <= max_version, ErrorKind::kInternal,
+             "onnx converter for " + op_type + ": versions " + std::to_string(min_version) +
+                 " to " + std::to_string(max_version) + " are an empty range");
+  entries_[op_type].push_back(ConverterEntry{op_type, min_version, max_version, fn});
 }
 
 void ConverterTable::AddUnsupported(const std::string& op_type, const std::string& reason) {
   unsupported_[op_type] = reason;
 }
 
-const ConverterEntry* ConverterTable::Find(const std::string& op_type, int64_t opset,
-                                           std::string* why) const {
+namespace {
+
+// "1, 11 and 13": the schema versions of `op_type` in [lo, hi].
+std::string VersionList(const std::string& op_type, int64_t lo, int64_t hi) {
+  std::vector<int64_t> listed;
+  if (const std::vector<int64_t>* versions = OnnxSchemaVersions(op_type)) {
+    for (int64_t v : *versions) {
+      if (lo <= v && v <= hi) listed.push_back(v);
+    }
+  }
+  std::string text;
+  for (size_t i = 0; i < listed.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == listed.size() ? " and " : ", ") + std::to_string(listed[i]);
+  }
+  return text;
+}
+
+}  // namespace
+
+ConverterLookup ConverterTable::Find(const std::string& op_type, int64_t opset) const {
+  ConverterLookup lookup;
+  auto unsupported = unsupported_.find(op_type);
+  const std::vector<int64_t>* versions = OnnxSchemaVersions(op_type);
+  if (versions == nullptr) {
+    lookup.why = unsupported != unsupported_.end()
+                     ? op_type + " is not supported: " + unsupported->second
+                     : "no converter for op " + op_type + " (ai.onnx has no such operator)";
+    return lookup;
+  }
+  std::optional<int64_t> version = OnnxSchemaVersion(op_type, opset);
+  if (!version) {
+    lookup.kind = ErrorKind::kParse;
+    lookup.why = op_type + " does not exist at opset " + std::to_string(opset) +
+                 " of ai.onnx: its first version is " + std::to_string(versions->front());
+    return lookup;
+  }
+  lookup.version = *version;
   auto it = entries_.find(op_type);
   if (it != entries_.end()) {
-    int64_t lowest = kMaxOpset + 1;
     for (const ConverterEntry& e : it->second) {
-      if (e.min_opset <= opset && opset <= e.max_opset) return &e;
-      lowest = std::min(lowest, e.min_opset);
+      if (e.min_version <= *version && *version <= e.max_version) {
+        lookup.entry = &e;
+        return lookup;
+      }
     }
-    if (why != nullptr) {
-      *why = op_type + " is supported from opset " + std::to_string(lowest) +
-             "; the model uses opset " + std::to_string(opset) + ", whose " + op_type +
-             " has other semantics";
+  }
+  std::string used =
+      op_type + " version " + std::to_string(*version) + " (opset " + std::to_string(opset) + ")";
+  if (unsupported != unsupported_.end()) {
+    lookup.why = op_type + " is not supported: " + unsupported->second;
+  } else if (it == entries_.end()) {
+    lookup.why = "no converter for op " + op_type;
+  } else {
+    std::string implemented;
+    for (const ConverterEntry& e : it->second) {
+      std::string list = VersionList(op_type, e.min_version, e.max_version);
+      if (!list.empty()) implemented += (implemented.empty() ? "" : ", ") + list;
     }
-    return nullptr;
+    bool newer = *version > MaxVersion(op_type);
+    lookup.why = used + " is not supported: Kiln implements " + op_type +
+                 (implemented.find(' ') == std::string::npos ? " version " : " versions ") +
+                 implemented +
+                 (newer ? ", and the model's version changed the op's semantics"
+                        : ", and the model's older version has other semantics");
   }
-  if (why != nullptr) {
-    auto u = unsupported_.find(op_type);
-    *why = u != unsupported_.end() ? op_type + " is not supported: " + u->second
-                                   : "no converter for op " + op_type;
+  return lookup;
+}
+
+int64_t ConverterTable::MaxVersion(const std::string& op_type) const {
+  int64_t newest = 0;
+  auto it = entries_.find(op_type);
+  if (it == entries_.end()) return 0;
+  const std::vector<int64_t>* versions = OnnxSchemaVersions(op_type);
+  for (const ConverterEntry& e : it->second) {
+    for (int64_t v : versions ? *versions : std::vector<int64_t>{}) {
+      if (e.min_version <= v && v <= e.max_version) newest = std::max(newest, v);
+    }
   }
-  return nullptr;
+  return newest;
 }
 
 std::vector<std::string> ConverterTable::OpTypes() const {

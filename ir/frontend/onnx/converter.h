@@ -1,6 +1,6 @@
-// The converter interface: a table from (ONNX op type, opset range) to a function that turns
-// one node into Relax, and the NodeContext that function works with (its inputs as Relax
-// expressions or as values known at import time, its attributes, and the block builder).
+// The converter interface: a table from (ONNX op type, range of its schema versions) to a
+// function that turns one node into Relax, and the NodeContext that function works with (its inputs
+// as Relax expressions or as values known at import time, its attributes, and the block builder).
 // Converters live one file per op family (convert_*.cc). Internal to ir/frontend/onnx.
 //
 // A converter must read (or Ignore) every attribute it handles: an attribute it did not look
@@ -22,8 +22,10 @@
 
 namespace kiln::ir::frontend::onnx {
 
-// The newest opset of the default domain Kiln reads.
-inline constexpr int64_t kMaxOpset = 17;
+// The newest schema version a converter registered without an explicit one implements: Kiln's
+// converters were written against opset 17, and every later version of an op (schema_versions.h)
+// is claimed by its converter explicitly, once its semantics are implemented.
+inline constexpr int64_t kBaseMaxVersion = 17;
 
 // What the importer knows of an ONNX value: its Relax expression once it has one, and its
 // contents when they are known at import time (a constant of any dtype, or integer elements
@@ -59,11 +61,15 @@ relax::StructInfo ValueInfo(const Value& v);
 
 class NodeContext {
  public:
-  NodeContext(const OnnxNode& node, int64_t opset, ImportState state)
-      : node_(node), opset_(opset), state_(state) {}
+  NodeContext(const OnnxNode& node, int64_t opset, int64_t version, ImportState state)
+      : node_(node), opset_(opset), version_(version), state_(state) {}
 
   const OnnxNode& node() const { return node_; }
+  // The model's opset of ai.onnx.
   int64_t opset() const { return opset_; }
+  // The schema version of the node's op that the opset selects (schema_versions.h): what
+  // decides the op's inputs, attributes and semantics.
+  int64_t version() const { return version_; }
 
   // ---- Inputs (an omitted optional input has an empty name) --------------------------------
   size_t num_inputs() const { return node_.inputs.size(); }
@@ -143,6 +149,7 @@ class NodeContext {
 
   const OnnxNode& node_;
   int64_t opset_;
+  int64_t version_;
   ImportState state_;
   std::set<std::string> used_;
 };
@@ -151,22 +158,33 @@ using ConvertFn = Outputs (*)(NodeContext& ctx);
 
 struct ConverterEntry {
   std::string op_type;
-  int64_t min_opset = 1;
-  int64_t max_opset = kMaxOpset;
+  int64_t min_version = 1;
+  int64_t max_version = kBaseMaxVersion;
   ConvertFn fn = nullptr;
+};
+
+// What ConverterTable::Find made of a node's op: its schema version, and why there is no
+// converter when there is none (kUnsupported, or kParse for an op the opset does not have).
+struct ConverterLookup {
+  const ConverterEntry* entry = nullptr;
+  int64_t version = 0;
+  ErrorKind kind = ErrorKind::kUnsupported;
+  std::string why;
 };
 
 class ConverterTable {
  public:
   static const ConverterTable& Global();
-  // `fn` converts `op_type` for opsets [min_opset, max_opset].
-  void Add(const std::string& op_type, int64_t min_opset, ConvertFn fn,
-           int64_t max_opset = kMaxOpset);
+  // `fn` converts the schema versions [min_version, max_version] of `op_type`.
+  void Add(const std::string& op_type, int64_t min_version, ConvertFn fn,
+           int64_t max_version = kBaseMaxVersion);
   // An op Kiln knows it cannot convert, and why.
   void AddUnsupported(const std::string& op_type, const std::string& reason);
-  // The converter for `op_type` at `opset`; nullptr with `why` set when there is none.
-  const ConverterEntry* Find(const std::string& op_type, int64_t opset, std::string* why) const;
+  // The converter for the version of `op_type` that `opset` selects.
+  ConverterLookup Find(const std::string& op_type, int64_t opset) const;
   std::vector<std::string> OpTypes() const;
+  // The newest schema version of `op_type` some converter implements (0 when none does).
+  int64_t MaxVersion(const std::string& op_type) const;
 
  private:
   std::map<std::string, std::vector<ConverterEntry>> entries_;
@@ -184,6 +202,7 @@ void RegisterShapeConverters(ConverterTable& table);
 void RegisterLossConverters(ConverterTable& table);
 void RegisterQuantizeConverters(ConverterTable& table);
 void RegisterResizeConverters(ConverterTable& table);
+void RegisterAttentionConverters(ConverterTable& table);
 
 // Shared helpers for converters.
 // `axis` in [-rank, rank) normalized, or Invalid naming `what`.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/frontend/onnx/converter.h"
+#include "ir/frontend/onnx/schema_versions.h"
 #include "ir/relax/well_formed.h"
 #include "support/logging.h"
 
@@ -75,6 +76,7 @@ class GraphImporter {
   std::set<std::string> needed_inputs_;
   std::set<std::string> shaping_inputs_;
   std::vector<const ConverterEntry*> converters_;  // per node index; nullptr: unsupported
+  std::vector<int64_t> versions_;                  // per node index: its op's schema version
 };
 
 void GraphImporter::AddIssue(const OnnxNode* node, ErrorKind kind, const std::string& reason) {
@@ -101,11 +103,13 @@ bool GraphImporter::CheckOpsets() {
                  "which the nodes use");
     return false;
   }
-  if (result_.opset > kMaxOpset) {
+  if (result_.opset > NewestKnownOpset()) {
+    // Its ops may have versions Kiln has never seen: resolving them to older ones would be a
+    // guess.
     AddIssue(nullptr, ErrorKind::kUnsupported,
              model_.source + ": opset " + std::to_string(result_.opset) +
-                 " of ai.onnx is newer than the newest Kiln reads (" + std::to_string(kMaxOpset) +
-                 ")");
+                 " of ai.onnx is newer than the newest Kiln knows (" +
+                 std::to_string(NewestKnownOpset()) + ")");
     return false;
   }
   return true;
@@ -137,10 +141,7 @@ relax::StructInfo GraphImporter::ParamInfo(const OnnxValueInfo& input) {
   std::optional<DataType> dtype = ToKilnDType(input.elem_type);
   if (!dtype) {
     throw Error(
-        input.elem_type == kOnnxString || input.elem_type == kOnnxComplex64 ||
-                input.elem_type == kOnnxComplex128
-            ? ErrorKind::kUnsupported
-            : ErrorKind::kParse,
+        IsOnnxDType(input.elem_type) ? ErrorKind::kUnsupported : ErrorKind::kParse,
         where + " has dtype " + OnnxDTypeName(input.elem_type) + ", which Kiln does not support");
   }
   if (!input.shape) return relax::TensorStructInfo(*dtype, relax::kUnknownNDim);
@@ -312,6 +313,7 @@ void GraphImporter::FindConverters() {
   std::set<std::string> functions(model_.local_functions.begin(), model_.local_functions.end());
   const ConverterTable& table = ConverterTable::Global();
   converters_.assign(model_.nodes.size(), nullptr);
+  versions_.assign(model_.nodes.size(), 0);
   for (const OnnxNode& n : model_.nodes) {
     ++result_.op_counts[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
     if (functions.count(n.domain + ":" + n.op_type) != 0) {
@@ -324,9 +326,10 @@ void GraphImporter::FindConverters() {
                "ops of domain '" + n.domain + "' are not supported (only ai.onnx)");
       continue;
     }
-    std::string why;
-    converters_[n.index] = table.Find(n.op_type, result_.opset, &why);
-    if (converters_[n.index] == nullptr) AddIssue(&n, ErrorKind::kUnsupported, why);
+    ConverterLookup lookup = table.Find(n.op_type, result_.opset);
+    converters_[n.index] = lookup.entry;
+    versions_[n.index] = lookup.version;
+    if (lookup.entry == nullptr) AddIssue(&n, lookup.kind, lookup.why);
   }
 }
 
@@ -340,7 +343,7 @@ void GraphImporter::ConvertNode(const OnnxNode& node) {
   if (entry == nullptr || !inputs_ok) return fail_outputs();
   try {
     NodeContext ctx(
-        node, result_.opset,
+        node, result_.opset, versions_[node.index],
         ImportState{&builder_, &values_, &param_names_, &needed_inputs_, &shaping_inputs_});
     Outputs outputs = entry->fn(ctx);
     std::vector<std::string> unused = ctx.UnusedAttributes();

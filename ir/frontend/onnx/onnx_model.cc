@@ -39,9 +39,37 @@ std::string OnnxDTypeName(int32_t elem_type) {
       return "COMPLEX128";
     case kOnnxBFloat16:
       return "BFLOAT16";
+    case kOnnxFloat8E4M3FN:
+      return "FLOAT8E4M3FN";
+    case kOnnxFloat8E4M3FNUZ:
+      return "FLOAT8E4M3FNUZ";
+    case kOnnxFloat8E5M2:
+      return "FLOAT8E5M2";
+    case kOnnxFloat8E5M2FNUZ:
+      return "FLOAT8E5M2FNUZ";
+    case kOnnxUInt4:
+      return "UINT4";
+    case kOnnxInt4:
+      return "INT4";
+    case kOnnxFloat4E2M1:
+      return "FLOAT4E2M1";
+    case kOnnxFloat8E8M0:
+      return "FLOAT8E8M0";
+    case kOnnxUInt2:
+      return "UINT2";
+    case kOnnxInt2:
+      return "INT2";
+    case kOnnxFloat6E2M3:
+      return "FLOAT6E2M3";
+    case kOnnxFloat6E3M2:
+      return "FLOAT6E3M2";
     default:
       return "<unknown dtype " + std::to_string(elem_type) + ">";
   }
+}
+
+bool IsOnnxDType(int32_t elem_type) {
+  return elem_type > kOnnxUndefined && elem_type <= kOnnxFloat6E3M2;
 }
 
 std::optional<DataType> ToKilnDType(int32_t elem_type) {

@@ -34,10 +34,26 @@ enum OnnxDType : int32_t {
   kOnnxComplex64 = 14,
   kOnnxComplex128 = 15,
   kOnnxBFloat16 = 16,
+  // Types of opsets 19 and later (float8, 4-, 2- and 6-bit types): ONNX dtypes that Kiln has
+  // no DataType for, so a tensor of one is unsupported rather than malformed.
+  kOnnxFloat8E4M3FN = 17,
+  kOnnxFloat8E4M3FNUZ = 18,
+  kOnnxFloat8E5M2 = 19,
+  kOnnxFloat8E5M2FNUZ = 20,
+  kOnnxUInt4 = 21,
+  kOnnxInt4 = 22,
+  kOnnxFloat4E2M1 = 23,
+  kOnnxFloat8E8M0 = 24,
+  kOnnxUInt2 = 25,
+  kOnnxInt2 = 26,
+  kOnnxFloat6E2M3 = 27,
+  kOnnxFloat6E3M2 = 28,
 };
 
 // "FLOAT", "INT64", ..., or "<unknown dtype 42>".
 std::string OnnxDTypeName(int32_t elem_type);
+// True for a dtype ONNX defines (whether Kiln supports it or not).
+bool IsOnnxDType(int32_t elem_type);
 // The Kiln dtype of an ONNX element type; nullopt for strings, complex numbers and unknown
 // numbers.
 std::optional<DataType> ToKilnDType(int32_t elem_type);

@@ -64,7 +64,7 @@ std::optional<std::vector<int64_t>> SymTensor::ConstValues() const {
 HostTensor SymTensor::ToHostTensor() const {
   auto values = ConstValues();
   KILN_CHECK(values.has_value(), ErrorKind::kInternal,
-        "SymTensor::ToHostTensor on symbolic values " + ToString());
+             "SymTensor::ToHostTensor on symbolic values " + ToString());
   HostTensor t(dtype, shape);
   for (size_t i = 0; i < values->size(); ++i) t.SetInt(static_cast<int64_t>(i), (*values)[i]);
   return t;

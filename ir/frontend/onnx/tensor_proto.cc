@@ -107,8 +107,7 @@ HostTensor DecodeTensor(const Proto& proto, const std::string& where) {
   int32_t elem_type = proto.data_type();
   std::optional<DataType> dtype = ToKilnDType(elem_type);
   if (!dtype) {
-    bool known =
-        elem_type == kOnnxString || elem_type == kOnnxComplex64 || elem_type == kOnnxComplex128;
+    bool known = IsOnnxDType(elem_type);
     Fail(known ? ErrorKind::kUnsupported : ErrorKind::kParse, where,
          known ? OnnxDTypeName(elem_type) + " tensors are not supported"
                : "data_type " + std::to_string(elem_type) + " is not an ONNX dtype");
@@ -169,14 +168,14 @@ std::string ReadFileBytes(const std::string& path, const char* what) {
   std::streamoff size = in.tellg();
   KILN_CHECK(size >= 0, ErrorKind::kIO, "cannot read " + std::string(what) + " '" + path + "'");
   KILN_CHECK(size <= std::numeric_limits<int32_t>::max(), ErrorKind::kUnsupported,
-        path +
-            ": the file is larger than 2 GiB; protobuf messages cannot be, so its tensors "
-            "must be stored as external data, which is not supported");
+             path +
+                 ": the file is larger than 2 GiB; protobuf messages cannot be, so its tensors "
+                 "must be stored as external data, which is not supported");
   std::string bytes(static_cast<size_t>(size), '\0');
   in.seekg(0);
   in.read(bytes.data(), size);
   KILN_CHECK(in.good() || (size == 0), ErrorKind::kIO,
-        "cannot read " + std::string(what) + " '" + path + "'");
+             "cannot read " + std::string(what) + " '" + path + "'");
   return bytes;
 }
 
@@ -195,9 +194,9 @@ NamedTensor ReadTensorProtoBytes(std::string_view bytes, const std::string& sour
 
 HostTensor BitcastTensor(const HostTensor& t, DataType dtype) {
   KILN_CHECK(dtype.bytes() == t.dtype().bytes() && dtype.is_scalar() && !dtype.is_bool(),
-        ErrorKind::kType,
-        "cannot view a " + t.Describe() + " tensor as " + dtype.ToString() +
-            " (the element sizes differ)");
+             ErrorKind::kType,
+             "cannot view a " + t.Describe() + " tensor as " + dtype.ToString() +
+                 " (the element sizes differ)");
   HostTensor out(dtype, t.shape());
   if (t.nbytes() > 0) std::memcpy(out.data(), t.data(), t.nbytes());
   return out;
