@@ -1,4 +1,5 @@
-// Attention (versions 23 to 25): scaled dot-product attention over 3-D (heads folded into the
+// Attention and RotaryEmbedding, the transformer ops of opset 23. Attention (versions 23 to
+// 25): scaled dot-product attention over 3-D (heads folded into the
 // hidden size) or 4-D (batch, heads, sequence, head size) inputs, with a key/value cache
 // (past_key, past_value -> present_key, present_value), grouped-query heads, an attention mask
 // (bool: attend where true; float: added), causal and sliding-window masks aligned to the end
@@ -226,8 +227,75 @@ Outputs Attention(NodeContext& ctx) {
   return outs;
 }
 
+// The last-axis slice [begin, end) with `step`.
+Expr LastAxis(NodeContext& ctx, const Expr& x, int64_t begin, int64_t end, int64_t step = 1) {
+  relax::Attrs attrs;
+  attrs.Set("axes", {3}).Set("begin", {begin}).Set("end", {end}).Set("strides", {step});
+  return ctx.Call("strided_slice", {x}, attrs);
+}
+
+// RotaryEmbedding (version 23): the first rotary_embedding_dim features of each head rotated by
+// the position's angles, as halves or (interleaved) as even/odd pairs.
+Outputs RotaryEmbedding(NodeContext& ctx) {
+  RequireFloatInput(ctx, 0);
+  int rank = ctx.InputRank(0);
+  if (rank != 3 && rank != 4) ctx.Invalid("the input must be 3-D or 4-D");
+  std::vector<int64_t> s = ConstShape(ctx, 0, "input dim");
+  bool interleaved = ctx.Int("interleaved", 0) != 0;
+  int64_t heads = ctx.Int("num_heads", 0);
+  Expr x = ctx.Input(0);
+  std::vector<int64_t> bshd;  // (batch, seq, heads, size)
+  if (rank == 4) {
+    x = ctx.Call("permute_dims", {x}, relax::Attrs().Set("axes", {0, 2, 1, 3}));
+    bshd = {s[0], s[2], s[1], s[3]};
+  } else {
+    if (heads < 1 || s[2] % heads != 0) ctx.Invalid("num_heads must divide the hidden size");
+    bshd = {s[0], s[1], heads, s[2] / heads};
+    x = ReshapeTo(ctx, x, Dims(bshd));
+  }
+  int64_t size = bshd[3];
+  int64_t rot = ctx.Int("rotary_embedding_dim", 0);
+  if (rot == 0) rot = size;
+  if (rot < 2 || rot > size || rot % 2 != 0) {
+    ctx.Invalid("rotary_embedding_dim " + std::to_string(rot) + " for heads of " +
+                std::to_string(size));
+  }
+  Expr cos = ctx.Input(1), sin = ctx.Input(2);
+  if (ctx.HasInput(3)) {
+    cos = ctx.Call("take", {cos, ctx.Input(3)}, relax::Attrs().Set("axis", 0));
+    sin = ctx.Call("take", {sin, ctx.Input(3)}, relax::Attrs().Set("axis", 0));
+  }
+  cos = ctx.Call("expand_dims", {cos}, relax::Attrs().Set("axis", {2}));
+  sin = ctx.Call("expand_dims", {sin}, relax::Attrs().Set("axis", {2}));
+  int64_t half = rot / 2;
+  Expr x1 = interleaved ? LastAxis(ctx, x, 0, rot, 2) : LastAxis(ctx, x, 0, half);
+  Expr x2 = interleaved ? LastAxis(ctx, x, 1, rot, 2) : LastAxis(ctx, x, half, rot);
+  Expr real =
+      ctx.Call("subtract", {ctx.Call("multiply", {cos, x1}), ctx.Call("multiply", {sin, x2})});
+  Expr imag = ctx.Call("add", {ctx.Call("multiply", {sin, x1}), ctx.Call("multiply", {cos, x2})});
+  Expr rotated;
+  if (interleaved) {
+    relax::Attrs last = relax::Attrs().Set("axis", {4});
+    Expr pairs = ctx.Call("concat",
+                          {relax::Tuple({ctx.Call("expand_dims", {real}, last),
+                                         ctx.Call("expand_dims", {imag}, last)})},
+                          relax::Attrs().Set("axis", 4));
+    rotated = ReshapeTo(ctx, pairs, Dims({bshd[0], bshd[1], bshd[2], rot}));
+  } else {
+    rotated = ctx.Call("concat", {relax::Tuple({real, imag})}, relax::Attrs().Set("axis", 3));
+  }
+  Expr y = rot == size ? rotated
+                       : ctx.Call("concat", {relax::Tuple({rotated, LastAxis(ctx, x, rot, size)})},
+                                  relax::Attrs().Set("axis", 3));
+  if (rank == 4) return {ctx.Call("permute_dims", {y}, relax::Attrs().Set("axes", {0, 2, 1, 3}))};
+  return {ReshapeTo(ctx, y, Dims(s))};
+}
+
 }  // namespace
 
-void RegisterAttentionConverters(ConverterTable& t) { t.Add("Attention", 23, Attention, 25); }
+void RegisterAttentionConverters(ConverterTable& t) {
+  t.Add("Attention", 23, Attention, 25);
+  t.Add("RotaryEmbedding", 23, RotaryEmbedding, 23);
+}
 
 }  // namespace kiln::ir::frontend::onnx

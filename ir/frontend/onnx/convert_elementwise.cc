@@ -408,6 +408,62 @@ Outputs CastLike(NodeContext& ctx) {
   return {CastValue(ctx, ctx.InputDType(1))};
 }
 
+// BitShift by multiplying or floor-dividing by a power of two, looked up in a constant table
+// by the clamped shift: in uint64 (where a left shift wraps as the bits fall off), or int64 for
+// a signed right shift (floor division is the arithmetic shift). A shift that is negative or
+// not below the width gives what the sign extension alone gives (version 28): 0, or -1 for a
+// right shift of a negative signed value.
+Outputs BitShift(NodeContext& ctx) {
+  std::string direction = ctx.String("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") {
+    ctx.Invalid("direction '" + direction + "' is not LEFT or RIGHT");
+  }
+  DataType dtype = ctx.InputDType(0);
+  if (!(dtype.is_int() || dtype.is_uint()) || ctx.InputDType(1) != dtype) {
+    ctx.Invalid("X and Y must be integer tensors of one dtype, got " + DTypeName(dtype) + " and " +
+                DTypeName(ctx.InputDType(1)));
+  }
+  if (dtype.is_int() && ctx.version() < 28) {
+    ctx.Invalid("signed " + DTypeName(dtype) + " before version 28");
+  }
+  bool left = direction == "LEFT";
+  bool arithmetic = dtype.is_int() && !left;
+  int bits = dtype.bits();
+  DataType wide = arithmetic ? DataType::Int(64) : DataType::UInt(64);
+  auto as = [&](const Expr& e, DataType d) {
+    return ctx.Call("astype", {e}, relax::Attrs().Set("dtype", d));
+  };
+  // Powers 2^0 .. 2^(bits-1) (2^62 at most for an int64 table, whose 2^63 does not fit).
+  int top = arithmetic && bits == 64 ? 62 : bits - 1;
+  HostTensor powers(wide, {top + 1});
+  for (int i = 0; i <= top; ++i) {
+    if (wide.is_uint()) {
+      static_cast<uint64_t*>(powers.data())[i] = uint64_t{1} << i;
+    } else {
+      static_cast<int64_t*>(powers.data())[i] = int64_t{1} << i;
+    }
+  }
+  Expr x = ctx.Input(0), y64 = as(ctx.Input(1), DataType::Int(64));
+  Expr index = ctx.Call("clip", {y64}, relax::Attrs().Set("min", 0.0).Set("max", double(top)));
+  Expr factor = ctx.Call("take", {relax::Constant(powers), index}, relax::Attrs().Set("axis", 0));
+  Expr xw = as(x, wide);
+  Expr shifted = ctx.Call(left ? "multiply" : "floor_divide", {xw, factor});
+  Expr zero = ctx.Scalar(0, dtype);
+  Expr fill = zero;
+  if (arithmetic) {
+    // Past the width only the sign remains: 0 or -1.
+    fill = ctx.Call("where", {ctx.Call("less", {x, zero}), ctx.Scalar(-1, dtype), zero});
+    if (bits == 64) {
+      Expr is63 = ctx.Call("equal", {y64, ctx.Scalar(63, DataType::Int(64))});
+      shifted = ctx.Call("where", {is63, as(fill, wide), shifted});
+    }
+  }
+  Expr valid =
+      ctx.Call("logical_and", {ctx.Call("greater_equal", {y64, ctx.Scalar(0, DataType::Int(64))}),
+                               ctx.Call("less", {y64, ctx.Scalar(bits, DataType::Int(64))})});
+  return {ctx.Call("where", {valid, as(shifted, dtype), fill})};
+}
+
 Outputs Dropout(NodeContext& ctx) {
   // Inference: the identity. Dropout with training_mode set at import time is unsupported.
   ctx.Ignore("seed");
@@ -476,7 +532,7 @@ void RegisterElementwiseConverters(ConverterTable& t) {
   t.Add("Cast", 6, Cast, 28);
   t.Add("CastLike", 15, CastLike, 25);
   t.Add("Dropout", 7, Dropout, 22);
-  t.AddUnsupported("BitShift", "Kiln's Relax ops have no bit shifts");
+  t.Add("BitShift", 11, BitShift, 28);  // 28: signed types
   for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"}) {
     t.AddUnsupported(op, "Kiln's Relax ops have no bitwise operations");
   }

@@ -460,6 +460,50 @@ Outputs Pad(NodeContext& ctx) {
   return {ctx.Call("nn.pad", {ctx.Input(0)}, attrs)};
 }
 
+// CenterCropPad (version 18): each of `axes` cropped or zero-padded to the given size around
+// its centre (the extra element of an odd difference goes to the end).
+Outputs CenterCropPad(NodeContext& ctx) {
+  int rank = ctx.InputRank(0);
+  std::vector<int64_t> sizes = ctx.RequireConstInts(1, "shape");
+  std::vector<int64_t> axes;
+  if (auto given = ctx.OptInts("axes")) {
+    for (int64_t a : *given) axes.push_back(NormalizeAxis(ctx, a, rank, "axes entry"));
+  } else {
+    for (int i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  if (sizes.size() != axes.size()) {
+    ctx.Invalid("shape has " + std::to_string(sizes.size()) + " sizes for " +
+                std::to_string(axes.size()) + " axes");
+  }
+  std::vector<PrimExpr> shape = ctx.RequireShape(0);
+  Expr y = ctx.Input(0);
+  std::vector<int64_t> width(2 * rank, 0);
+  bool pad = false;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    auto dim = AsConstInt(shape[axes[i]]);
+    if (!dim) ctx.Unsupported("a symbolic dim to crop or pad");
+    int64_t want = sizes[i];
+    if (want < 0 || want > (int64_t{1} << 31)) ctx.Invalid("size " + std::to_string(want));
+    if (want < *dim) {
+      int64_t begin = (*dim - want) / 2;
+      relax::Attrs slice;
+      slice.Set("axes", {axes[i]})
+          .Set("begin", {begin})
+          .Set("end", {begin + want})
+          .Set("strides", {1});
+      y = ctx.Call("strided_slice", {y}, slice);
+    } else if (want > *dim) {
+      width[2 * axes[i]] = (want - *dim) / 2;
+      width[2 * axes[i] + 1] = want - *dim - (want - *dim) / 2;
+      pad = true;
+    }
+  }
+  if (!pad) return {y};
+  relax::Attrs attrs;
+  attrs.Set("pad_width", width).Set("pad_mode", std::string("constant")).Set("pad_value", 0.0);
+  return {ctx.Call("nn.pad", {y}, attrs)};
+}
+
 // DepthToSpace and SpaceToDepth: a reshape, a transpose and a reshape.
 Outputs BlockRearrange(NodeContext& ctx) {
   bool to_space = ctx.node().op_type == "DepthToSpace";
@@ -531,6 +575,7 @@ void RegisterManipulateConverters(ConverterTable& t) {
   t.Add("DepthToSpace", 1, BlockRearrange, 28);
   t.Add("SpaceToDepth", 1, BlockRearrange, 28);  // 28: mode
   t.Add("Trilu", 14, Trilu);
+  t.Add("CenterCropPad", 18, CenterCropPad, 18);
   t.AddUnsupported("GatherND", "Kiln's Relax ops have no gather_nd");
   for (const char* op : {"Scatter", "ScatterElements", "ScatterND"}) {
     t.AddUnsupported(op, "Kiln's Relax ops have no scatter");
