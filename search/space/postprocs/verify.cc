@@ -1,7 +1,12 @@
 // Verify: the last postprocessor, rejecting candidates that the code generator would build
 // badly or not at all: a parallel loop inside another (nested thread pools), a vectorized
 // loop that holds another loop or is not of constant extent (it cannot become one vector
-// statement). Cheap structural checks, so that no build is spent on such a candidate.
+// statement), or a "local" buffer whose tile is too large for a thread's stack (a register
+// tile sampled as big as the matrix). Cheap structural checks, so that no build and no
+// sandbox crash is spent on such a candidate.
+#include <algorithm>
+#include <unordered_set>
+
 #include "ir/expr.h"
 #include "search/space/postprocs/postprocs.h"
 
@@ -29,6 +34,40 @@ class Verify : public Postproc {
         for (int p = state.entry(i).parent; p >= 0; p = state.entry(p).parent) {
           const ir::ForNode* outer = state.entry(p).loop();
           if (outer && outer->for_kind == ir::ForKind::kParallel) return false;
+        }
+      }
+    }
+    return LocalTilesFit(state);
+  }
+
+ private:
+  // Beyond this a "local" tile is neither registers nor a reasonable stack array.
+  static constexpr int64_t kMaxLocalTileBytes = 256 << 10;
+
+  // Each block reading a "local" buffer reads it under the loops it does not share with the
+  // block writing it: their iterations are the tile the buffer is compacted to.
+  static bool LocalTilesFit(const ScheduleState& state) {
+    for (int p = 0; p < static_cast<int>(state.size()); ++p) {
+      const ir::BlockNode* producer = state.entry(p).block();
+      if (producer == nullptr) continue;
+      for (const ir::BufferRegion& write : producer->writes) {
+        if (write.buffer->scope != "local") continue;
+        std::unordered_set<int> above;
+        for (int a = state.entry(p).parent; a >= 0; a = state.entry(a).parent) above.insert(a);
+        for (int q = 0; q < static_cast<int>(state.size()); ++q) {
+          const ir::BlockNode* consumer = state.entry(q).block();
+          if (consumer == nullptr || q == p) continue;
+          bool reads = false;
+          for (const ir::BufferRegion& r : consumer->reads) reads |= r.buffer.same_as(write.buffer);
+          if (!reads) continue;
+          int64_t bytes = std::max(1, write.buffer->dtype.bits() / 8);
+          for (int loop : state.LoopsAbove(q)) {
+            if (above.count(loop)) continue;
+            auto extent = ir::AsConstInt(state.entry(loop).loop()->extent);
+            if (!extent) break;
+            bytes *= *extent;
+            if (bytes > kMaxLocalTileBytes) return false;
+          }
         }
       }
     }

@@ -84,5 +84,18 @@ TEST(PostprocsTest, VerifyRejectsNestedParallelLoopsAndAVectorLoopAroundALoop) {
   EXPECT_FALSE(RunPostproc(MakeVerify(), outer_vector));
 }
 
+TEST(PostprocsTest, VerifyRejectsALocalTileTooLargeForTheStack) {
+  // A write cache computed at the root: the whole 512 x 512 result (1 MiB) as one local tile.
+  Schedule big(testing::MakeMatmul(512, 512, 4));
+  big.CacheWrite(big.GetBlock("C"), 0, "local");
+  EXPECT_FALSE(RunPostproc(MakeVerify(), big));
+  // Under the row loop, one row (2 KiB): accepted.
+  Schedule row(testing::MakeMatmul(512, 512, 4));
+  BlockRV c = row.GetBlock("C");
+  BlockRV cache = row.CacheWrite(c, 0, "local");
+  row.ReverseComputeAt(cache, row.GetLoops(c)[0]);
+  EXPECT_TRUE(RunPostproc(MakeVerify(), row));
+}
+
 }  // namespace
 }  // namespace kiln::search
