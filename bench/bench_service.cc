@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -90,6 +91,8 @@ int main(int argc, char** argv) {
   int per_worker = 16;
   int overhead_candidates = 2000;
   bool json = false;
+  std::string log_level = "error";
+  app.add_option("--log-level", log_level, "the service's log level (default error)");
   app.add_option("--workers", workers, "worker counts")->delimiter(',');
   app.add_option("--fake-ms", fake_ms, "milliseconds each fake measurement sleeps");
   app.add_option("--per-worker", per_worker, "candidates per worker in a scaling run");
@@ -97,7 +100,8 @@ int main(int argc, char** argv) {
                  "candidates of the zero-time overhead run");
   app.add_flag("--json", json, "print one JSON object on the last line");
   CLI11_PARSE(app, argc, argv);
-  SetLogLevel("error");
+  SetLogLevel(log_level);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   worker::RegisterFakeMeasurer();
 
   // One small workload and one scheduled candidate, sent as every request: what travels

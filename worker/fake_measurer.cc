@@ -1,6 +1,7 @@
 // The fake device: a fixed sleep per candidate, for scaling figures and fast service tests.
 #include "worker/fake_measurer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -14,8 +15,10 @@ runtime::MeasureResult FakeMeasurer::Measure(const runtime::MeasureCandidate& /*
                                              runtime::MeasureDetails* /*details*/) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds_));
   runtime::MeasureResult result;
-  result.repeat_seconds = {seconds_};
-  result.median_seconds = seconds_;
+  // A zero-time device still reports a positive time: an ok result with no time is malformed.
+  double reported = std::max(seconds_, 1e-9);
+  result.repeat_seconds = {reported};
+  result.median_seconds = reported;
   result.number = 1;
   result.reference = "fake device: nothing compared";
   return result;
