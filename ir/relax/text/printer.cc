@@ -7,6 +7,7 @@
 #include <cctype>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/functor.h"
 #include "ir/relax/op/registry.h"
@@ -94,6 +95,12 @@ class FunctionPrinter {
   std::string PrintFunction(const Function& f, const std::string& name, int indent) {
     std::string pad(static_cast<size_t>(indent) * 4, ' ');
     std::string body_pad = pad + "    ";
+    // TVM 0.24+ declares the signature's int64 shape variables above the module; those the
+    // body introduces (R.match_cast) are declared in the body, as before.
+    for (const Var& p : f->params) {
+      for (const PrimVar& v : SymbolicVars(p.struct_info())) signature_vars_.insert(v.get());
+    }
+    for (const PrimVar& v : SymbolicVars(f->ret_struct_info)) signature_vars_.insert(v.get());
     std::string header = pad;
     const AttrValue* symbol = f->attrs.Find("global_symbol");
     header += symbol == nullptr ? "@R.function(private=True)\n" : "@R.function\n";
@@ -292,8 +299,11 @@ class FunctionPrinter {
 
   std::string OutKeyword() const { return ctx_.v24() ? "out_ty=" : "out_sinfo="; }
 
-  // 0.24+ declares int64 shape variables above the module; others are declared in the body.
-  bool IsTypeVar(const PrimVar& v) const { return ctx_.v24() && v.dtype() == DataType::Int(64); }
+  // 0.24+ declares the signature's int64 shape variables above the module; others are declared
+  // in the body.
+  bool IsTypeVar(const PrimVar& v) const {
+    return ctx_.v24() && v.dtype() == DataType::Int(64) && signature_vars_.count(v.get()) != 0;
+  }
 
   std::string SInfoList(const std::vector<StructInfo>& infos) {
     if (infos.size() == 1) return SInfo(infos[0], false);
@@ -385,6 +395,7 @@ class FunctionPrinter {
   std::unordered_map<const void*, std::string> names_;
   std::set<std::string> used_;
   std::vector<PrimVar> shape_vars_;  // in order of first appearance
+  std::unordered_set<const void*> signature_vars_;
   std::unordered_map<const void*, PrimVar> renamed_;
   bool uses_globals_ = false;
 };

@@ -17,11 +17,13 @@
 // `metadata = tvm.ir.load_json("""...""")` (ir/relax/text/metadata.h).
 //
 // Two dialects, as for TensorIR (ir/text/printer.h): TVM 0.24 and later (the default; 0.27
-// prints it) declares int64 shape variables above the module as `n = TypeVar("n")` and uses them
-// bare in signatures, writes R.call_tir(..., out_ty=...), metadata["ir.GenericConst"][i] and
-// the 0.24+ JSON graph, and prints PrimFuncs in the tirx dialect; TVM up to 0.23 declares shape
-// variables in each function body (`n = T.int64()`, quoted in the signature above it), writes
-// out_sinfo=, metadata["relax.expr.Constant"][i] and the legacy JSON graph.
+// prints it) declares the int64 shape variables of function signatures above the module as
+// `n = TypeVar("n")` and uses them bare there (those a body introduces, by R.match_cast, are
+// declared in the body as `n = T.int64()`), writes R.call_tir(..., out_ty=...),
+// metadata["ir.GenericConst"][i] and the 0.24+ JSON graph, and prints PrimFuncs in the tirx
+// dialect; TVM up to 0.23 declares shape variables in each function body (`n = T.int64()`, quoted
+// in the signature above it), writes out_sinfo=, metadata["relax.expr.Constant"][i] and the legacy
+// JSON graph.
 #pragma once
 
 #include <cstdint>

@@ -116,5 +116,37 @@ TEST(RelaxPrinter, FunctionBodyThatIsNotASeqExprPrintsAsAReturn) {
       << text;
 }
 
+// As TVM 0.27 prints them: the signature's int64 shape variables above the module as TypeVar,
+// a variable the body introduces (R.match_cast) in the body; TVM up to 0.23 declares both in the
+// body and quotes the signature's.
+TEST(RelaxPrinter, ShapeVariableDeclarationsPerDialect) {
+  PrimVar n = SymbolicDim("n"), m = SymbolicDim("m");
+  Var x = TensorVar("x", {n, DimConst(4)});
+  Var y("y", TensorStructInfo(DataType::Float(32), 1));
+  Var z("z", TensorStructInfo({m}, "float32"));
+  Var w("w", TensorStructInfo({n, DimConst(4)}, "float32"));
+  BindingBlock block{
+      {MatchCast(z, y, TensorStructInfo({m}, "float32")), VarBinding(w, Call("add", {x, x}))},
+      false};
+  IRModule module;
+  module.Add("main", MakeFunction({x, y}, SeqExpr({block}, w)));
+  std::string text = testing::ExpectRoundTrip(module);
+  EXPECT_NE(text.find("\nn = TypeVar(\"n\")\n@I.ir_module\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("TypeVar(\"m\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("    def main(x: R.Tensor((n, 4), dtype=\"float32\"), y: "
+                      "R.Tensor(dtype=\"float32\", ndim=1)) -> R.Tensor((n, 4), "
+                      "dtype=\"float32\"):\n        m = T.int64()\n"),
+            std::string::npos)
+      << text;
+  PrintOptions tvm023;
+  tvm023.dialect = TirDialect::kTvm023;
+  std::string old_text = PrintModule(module, tvm023);
+  EXPECT_EQ(old_text.find("TypeVar"), std::string::npos) << old_text;
+  EXPECT_NE(old_text.find("-> R.Tensor((\"n\", 4), dtype=\"float32\"):\n        n = T.int64()\n"
+                          "        m = T.int64()\n"),
+            std::string::npos)
+      << old_text;
+}
+
 }  // namespace
 }  // namespace kiln::ir::relax
