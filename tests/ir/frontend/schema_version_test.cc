@@ -203,3 +203,25 @@ TEST(OnnxOpsetsAfter17, BlockedDequantizeRepeatsScalesAlongTheAxis) {
 
 }  // namespace
 }  // namespace kiln::ir::frontend::onnx
+
+namespace kiln::ir::frontend::onnx {
+namespace {
+
+// The models make_testdata.py writes with the op versions after 17 (also the fuzzer's seeds).
+TEST(OnnxOpsetsAfter17, SeedModelsImport) {
+  const std::pair<const char*, const char*> kModels[] = {
+      {"opset18_ops", "R.Tensor((n, 2, 9, 9), \"float32\")"},
+      {"opset21_ops", "R.Tensor((n, 32), \"float32\")"},
+      {"opset23_ops", "R.Tensor((1, 5, 16), \"float32\")"},
+      {"opset28_ops", "R.Tuple(R.Tensor((3,), \"int32\"), R.Tensor((4, 3), \"float32\"))"},
+  };
+  for (const auto& [name, ret] : kModels) {
+    SCOPED_TRACE(name);
+    OnnxImportResult r = TryImportOnnx(testing::TestData(std::string("models/") + name + ".onnx"));
+    ASSERT_TRUE(r.ok()) << r.ToError().what();
+    EXPECT_EQ(ReturnInfo(*r.module), ret);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::ir::frontend::onnx

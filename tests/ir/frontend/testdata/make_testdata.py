@@ -1,6 +1,7 @@
 """Writes the ONNX files the front end's tests read (and the fuzzer starts from).
 
-models/: small valid models with symbolic dims and the shape subgraphs exporters emit.
+models/: small valid models with symbolic dims and the shape subgraphs exporters emit, and
+models at opsets 18 to 28 with the op versions that changed after 17.
 malformed/: files that must be rejected with a clear error, never a crash.
 
 Run with the project's virtual environment from the repository root:
@@ -189,9 +190,95 @@ def malformed():
             f.write(data)
 
 
+def newer_opsets():
+    """Models at opsets 18 to 28 with the op versions that changed after 17 (the fuzzer starts
+    from them too): {file name: model}."""
+    rng = np.random.default_rng(3)
+    f32 = lambda *shape: rng.standard_normal(shape).astype(np.float32)  # noqa: E731
+    vi = helper.make_tensor_value_info
+    models = {}
+
+    # 18: axes as inputs, Split num_outputs, Pad axes, GroupNormalization per group,
+    # CenterCropPad, Resize with axes and keep_aspect_ratio_policy, Mish.
+    nodes = [
+        helper.make_node("ReduceMean", ["x", "axes_hw"], ["mean"], keepdims=1),
+        helper.make_node("Sub", ["x", "mean"], ["centered"]),
+        helper.make_node("GroupNormalization", ["centered", "gn_scale", "gn_bias"], ["gn"],
+                         num_groups=2),
+        helper.make_node("Split", ["gn"], ["s0", "s1", "s2"], axis=1, num_outputs=3),
+        helper.make_node("Pad", ["s0", "pads", "", "axes_w"], ["padded"], mode="reflect"),
+        helper.make_node("CenterCropPad", ["padded", "crop"], ["cropped"], axes=[2, 3]),
+        helper.make_node("Resize", ["cropped", "", "", "sizes"], ["resized"], axes=[2, 3],
+                         keep_aspect_ratio_policy="not_larger", mode="linear"),
+        helper.make_node("Mish", ["resized"], ["y"]),
+    ]
+    inits = [const_i64("axes_hw", [2, 3]), const_i64("pads", [1, 1]), const_i64("axes_w", [3]),
+             const_i64("crop", [6, 6]), const_i64("sizes", [12, 9]),
+             numpy_helper.from_array(f32(2), "gn_scale"),
+             numpy_helper.from_array(f32(2), "gn_bias")]
+    models["opset18_ops.onnx"] = model_of(
+        nodes, [vi("x", TensorProto.FLOAT, ["n", 6, 8, 8])], [vi("y", TensorProto.FLOAT, None)],
+        inits, opset=18)
+
+    # 21: GroupNormalization per channel, blocked DequantizeLinear, Flatten-21, Gelu (20).
+    nodes = [
+        helper.make_node("DequantizeLinear", ["wq", "w_scale"], ["w"], axis=1, block_size=4),
+        helper.make_node("MatMul", ["x", "w"], ["mm"]),
+        helper.make_node("Gelu", ["mm"], ["act"], approximate="tanh"),
+        helper.make_node("Unsqueeze", ["act", "axes_last"], ["act4"]),
+        helper.make_node("GroupNormalization", ["act4", "c_scale", "c_bias"], ["gn"],
+                         num_groups=2, stash_type=1),
+        helper.make_node("Flatten", ["gn"], ["y"], axis=1),
+    ]
+    inits = [numpy_helper.from_array(rng.integers(-8, 8, (8, 8)).astype(np.int8), "wq"),
+             numpy_helper.from_array(np.abs(f32(8, 2)) + 0.1, "w_scale"),
+             const_i64("axes_last", [-1]),
+             numpy_helper.from_array(f32(4), "c_scale"), numpy_helper.from_array(f32(4), "c_bias")]
+    models["opset21_ops.onnx"] = model_of(
+        nodes, [vi("x", TensorProto.FLOAT, ["n", 4, 8])], [vi("y", TensorProto.FLOAT, None)],
+        inits, opset=21)
+
+    # 23: Attention over 3-D inputs with grouped heads and a causal mask, RMSNormalization,
+    # RotaryEmbedding.
+    nodes = [
+        helper.make_node("RMSNormalization", ["x", "rms_scale"], ["normed"], axis=-1),
+        helper.make_node("RotaryEmbedding", ["normed", "cos", "sin", "pos"], ["q"], num_heads=4),
+        helper.make_node("Attention", ["q", "k", "v"], ["y", "present_k", "present_v"],
+                         q_num_heads=4, kv_num_heads=2, is_causal=1),
+    ]
+    inits = [numpy_helper.from_array(f32(16), "rms_scale"),
+             numpy_helper.from_array(f32(8, 2), "cos"), numpy_helper.from_array(f32(8, 2), "sin")]
+    models["opset23_ops.onnx"] = model_of(
+        nodes,
+        [vi("x", TensorProto.FLOAT, [1, 5, 16]), vi("pos", TensorProto.INT64, [1, 5]),
+         vi("k", TensorProto.FLOAT, [1, 5, 8]), vi("v", TensorProto.FLOAT, [1, 5, 8])],
+        [vi("y", TensorProto.FLOAT, None)], inits, opset=23)
+
+    # 28: BitShift of signed integers, Mod fmod=0 on floats, CumProd (26), Swish (24).
+    nodes = [
+        helper.make_node("BitShift", ["a", "b"], ["shifted"], direction="RIGHT"),
+        helper.make_node("Mod", ["x", "d"], ["m"], fmod=0),
+        helper.make_node("CumProd", ["m", "axis0"], ["cp"], reverse=1),
+        helper.make_node("Swish", ["cp"], ["y"], alpha=0.5),
+    ]
+    inits = [numpy_helper.from_array(np.array(0, dtype=np.int64), "axis0"),
+             numpy_helper.from_array(np.array([1.5, 2.5, -3.0], dtype=np.float32), "d")]
+    models["opset28_ops.onnx"] = model_of(
+        nodes,
+        [vi("a", TensorProto.INT32, [3]), vi("b", TensorProto.INT32, [3]),
+         vi("x", TensorProto.FLOAT, [4, 3])],
+        [vi("shifted", TensorProto.INT32, None), vi("y", TensorProto.FLOAT, None)], inits,
+        opset=28)
+    for model in models.values():
+        model.ir_version = 10
+    return models
+
+
 if __name__ == "__main__":
     save(mlp_dynamic(), "models", "mlp_dynamic.onnx")
     save(attention_shapes(), "models", "attention_shapes.onnx")
     save(conv_block(), "models", "conv_block.onnx")
     save(unsupported_ops(), "models", "unsupported_ops.onnx")
+    for name, model in newer_opsets().items():
+        save(model, "models", name)
     malformed()
