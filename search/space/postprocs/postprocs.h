@@ -18,8 +18,9 @@ std::unique_ptr<Postproc> MakeRewriteParallelVectorizeUnroll();
 // rewrite_reduction_block.cc: decomposes each reduction block's init at its outermost
 // reduction loop, so the inner loops hold the update alone.
 std::unique_ptr<Postproc> MakeRewriteReductionBlock();
-// verify.cc: rejects a function that is not well formed (the IR verifier) or whose
-// vectorized loops are not innermost.
+// verify.cc: rejects what the C target would build badly or not at all: a parallel loop
+// inside another, a vectorized loop around a loop or of symbolic extent, a "local" tile
+// larger than a thread's stack should hold.
 std::unique_ptr<Postproc> MakeVerify();
 
 }  // namespace kiln::search
