@@ -1,6 +1,7 @@
 // Parsing both shapes of TVM's JSON object graph into one node table, and the typed accessors.
 #include "ir/tvm_json/graph.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -257,11 +258,42 @@ class Builder {
   std::string source_;
 };
 
+// TVM's graphs are flat (a node's data nests a few levels at most); deeper input is refused
+// before parsing, since printing or walking a deep value recurses.
+constexpr int kMaxJsonDepth = 64;
+
+// The deepest bracket nesting of `text`, outside strings.
+int JsonDepth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > kMaxJsonDepth) break;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 }  // namespace
 
 Graph Graph::Parse(std::string_view json_text, std::string_view source) {
   Graph g;
   g.source_ = std::string(source);
+  KILN_CHECK(JsonDepth(json_text) <= kMaxJsonDepth, ErrorKind::kParse,
+             g.source_ + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                 " levels (TVM's graphs are flat)");
   Json doc;
   try {
     doc = Json::parse(json_text.begin(), json_text.end());

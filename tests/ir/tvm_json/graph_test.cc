@@ -139,6 +139,13 @@ TEST(TvmJsonGraph, MalformedGraphsNameTheNode) {
                    "\"keys\" must be a list as long as \"data\"");
   ExpectParseError(R"({"root": 0, "nodes": [], "b64ndarrays": [3]})",
                    "\"b64ndarrays\" must be a list of base64 strings");
+  // Deep nesting is refused before anything recurses over it.
+  std::string deep = R"({"root_index": 0, "nodes": [{"type": "x", "data": {"f": )" +
+                     std::string(100000, '[') + std::string(100000, ']') + "}}]}";
+  ExpectParseError(deep, "JSON nested deeper than 64 levels");
+  // Brackets inside strings do not count.
+  Graph::Parse(R"({"root_index": 0, "nodes": [{"type": "ffi.String", "data": ")" +
+               std::string(1000, '[') + "\\\"" + R"("}]})");
 }
 
 TEST(TvmJsonGraph, FieldAccessorsNameNodeAndField) {
