@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   int trials_per_round = 16;
   std::string strategy = "evolutionary";
   int population = 512;
+  std::string cost_model = "xgb";
   app.add_option("--listen", listen, "the address workers and clients connect to");
   app.add_option("--db", db_path, "the tuning database (default ~/.cache/kiln/tuning.db)");
   app.add_option("--keys", keys,
@@ -52,6 +53,9 @@ int main(int argc, char** argv) {
   app.add_option("--trials-per-round", trials_per_round, "candidates per search round");
   app.add_option("--strategy", strategy, "search strategy: evolutionary (default) or random");
   app.add_option("--population", population, "the evolutionary search's population (512)");
+  app.add_option("--cost-model", cost_model,
+                 "xgb (default, kept per target in the database) or none")
+      ->check(CLI::IsMember({"xgb", "none"}));
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off");
   try {
     app.parse(argc, argv);
@@ -99,6 +103,7 @@ int main(int argc, char** argv) {
     job_options.tuner.trials_per_round = trials_per_round;
     job_options.tuner.strategy = strategy;
     job_options.tuner.evolutionary.population_size = population;
+    job_options.cost_model = cost_model;
     kiln::coordinator::JobService jobs(db, dispatcher, job_options);
     kiln::coordinator::Server server(context, server_options, dispatcher, &jobs);
     // Jobs and stored results come from the database; trials/s from the change between scrapes.

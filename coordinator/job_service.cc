@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cost_model/xgb_cost_model.h"
 #include "ir/frontend/onnx/import.h"
 #include "ir/relax/text/parser.h"
 #include "ir/relax/transform/extract_tasks.h"
@@ -234,10 +235,32 @@ void JobService::RunJob(int64_t job_id) {
       }
       if (!records.empty()) db_.CommitRecords(records);
     };
+    // One model per target, kept in the database: what earlier jobs learned ranks this one.
+    std::unique_ptr<search::CostModel> model;
+    if (options_.cost_model == "xgb") {
+      model = std::make_unique<cost_model::XgbCostModel>();
+      if (std::optional<std::vector<uint8_t>> bytes = db_.LoadCostModel(job.target)) {
+        try {
+          model->Load(*bytes);
+        } catch (const std::exception& e) {
+          KILN_LOG_WARN("job {}: the stored cost model of {} is not usable ({}); starting afresh",
+                        job_id, job.target, e.what());
+          model = std::make_unique<cost_model::XgbCostModel>();
+        }
+      }
+    }
+    auto save_model = [&] {
+      if (model == nullptr) return;
+      try {
+        db_.SaveCostModel(job.target, model->Save());
+      } catch (const std::exception& e) {
+        KILN_LOG_WARN("job {}: the cost model was not saved: {}", job_id, e.what());
+      }
+    };
     search::Tuner run(
         std::move(tasks), tuner, dispatcher_,
         [](const search::TuneContext& context) { return search::MakeDesignSpace(context.target); },
-        nullptr);
+        model.get());
     {
       std::lock_guard lock(mutex_);
       if (stop_) return;
@@ -253,6 +276,7 @@ void JobService::RunJob(int64_t job_id) {
       }
     });
     Finish();
+    save_model();
     db_.SetJobState(job_id, database::JobState::kDone);
     KILN_LOG_INFO("job {} done", job_id);
   } catch (const Interrupted&) {

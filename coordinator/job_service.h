@@ -25,6 +25,9 @@ namespace kiln::coordinator {
 struct JobServiceOptions {
   search::TunerOptions tuner;         // budgets are the job's; the rest is taken as is
   schemas::MeasureSettings settings;  // target is the job's
+  // "xgb": XGBoost, loaded from the database per target before a job and saved after it;
+  // "none": the search ranks without a model.
+  std::string cost_model = "xgb";
   std::function<double()> clock = MonotonicSeconds;
 };
 

@@ -123,6 +123,8 @@ TEST_F(ServiceTest, ThreeWorkersTuneATwoTaskModelEachCandidateStoredOnce) {
   std::set<std::string> measured_by;
   for (const auto& r : db.History({.job_id = job, .limit = 1000})) measured_by.insert(r.worker);
   EXPECT_EQ(measured_by.size(), 3u);
+  // The job's cost model is kept for the next job of the target.
+  EXPECT_TRUE(db.LoadCostModel("llvm").has_value());
   auto [code, out] = testing::RunCommand({TUNE_PATH, "db", "list", "--db", db_path_, "--json"},
                                          dir_.Sub("db.out"));
   EXPECT_EQ(code, 0) << out;
