@@ -6,6 +6,10 @@ ONNX backend test directory, node/<case>/model.onnx with node/<case>/test_data_s
 {input,output}_<j>.pb, the layout of Debian's libonnx-testdata. tests/cli's onnx_package_node_suite
 runs them with the expected-failure list tests/cli/testdata/onnx_package_node_expected.txt.
 
+reference/: the front end's test models at opsets 18 to 28 (tests/ir/frontend/testdata/models/
+opset*_ops.onnx) as backend test directories, with seeded random inputs and the outputs of
+onnx.reference.ReferenceEvaluator.
+
 converted/: each model of examples/models/ brought to opsets 18 and 21 by
 onnx.version_converter (converted/<model>_opset<N>.onnx), for the test that the task table of
 a model does not depend on the opset it is written in.
@@ -30,6 +34,7 @@ from onnx import TensorProto, numpy_helper, version_converter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(HERE, "..", "..", "examples", "models")
+FRONTEND_MODELS = os.path.join(HERE, "..", "ir", "frontend", "testdata", "models")
 CONVERTED_OPSETS = (18, 21)
 
 
@@ -79,6 +84,49 @@ def write_node_cases(out_dir):
     return len(names)
 
 
+def reference_inputs(model, rng):
+    """Seeded inputs: floats from a normal distribution, integer inputs in the range the model
+    uses them in (positions of a rotary cache, shift amounts, values to shift)."""
+    feeds = {}
+    for value in model.graph.input:
+        t = value.type.tensor_type
+        dims = [d.dim_value if d.HasField("dim_value") else 2 for d in t.shape.dim]
+        if t.elem_type == TensorProto.FLOAT:
+            feeds[value.name] = rng.standard_normal(dims).astype(np.float32)
+        elif value.name == "pos":
+            feeds[value.name] = rng.integers(0, 8, dims).astype(np.int64)
+        elif value.name == "b":
+            feeds[value.name] = rng.integers(-2, 40, dims).astype(np.int32)
+        else:
+            feeds[value.name] = rng.integers(-200, 200, dims).astype(np.int32)
+    return feeds
+
+
+def write_reference_cases(out_dir):
+    from onnx.reference import ReferenceEvaluator  # noqa: PLC0415
+
+    count = 0
+    rng = np.random.default_rng(17)
+    for name in sorted(os.listdir(FRONTEND_MODELS)):
+        if not (name.startswith("opset") and name.endswith(".onnx")):
+            continue
+        model = onnx.load(os.path.join(FRONTEND_MODELS, name))
+        feeds = reference_inputs(model, rng)
+        outputs = ReferenceEvaluator(model).run(None, feeds)
+        case_dir = os.path.join(out_dir, name[: -len(".onnx")])
+        os.makedirs(os.path.join(case_dir, "test_data_set_0"))
+        with open(os.path.join(case_dir, "model.onnx"), "wb") as f:
+            f.write(model.SerializeToString(deterministic=True))
+        for j, value in enumerate(model.graph.input):
+            with open(os.path.join(case_dir, "test_data_set_0", f"input_{j}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(feeds[value.name], value.name).SerializeToString())
+        for j, value in enumerate(outputs):
+            with open(os.path.join(case_dir, "test_data_set_0", f"output_{j}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(np.asarray(value)).SerializeToString())
+        count += 1
+    return count
+
+
 def write_converted_models(out_dir):
     count = 0
     for name in sorted(os.listdir(EXAMPLES)):
@@ -105,6 +153,9 @@ def inputs_key():
         if os.path.isfile(path):
             with open(path, "rb") as f:
                 digest.update(f.read())
+    for name in sorted(os.listdir(FRONTEND_MODELS)):
+        with open(os.path.join(FRONTEND_MODELS, name), "rb") as f:
+            digest.update(f.read())
     return f"onnx {onnx.__version__}, inputs {digest.hexdigest()[:16]}"
 
 
@@ -121,14 +172,16 @@ def main():
                 print(f"make_onnx_node_cases: {out} is up to date ({key})")
                 return 0
         os.remove(stamp)
-    for sub in ("node", "converted"):
+    for sub in ("node", "reference", "converted"):
         shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
         os.makedirs(os.path.join(out, sub))
     cases = write_node_cases(os.path.join(out, "node"))
+    references = write_reference_cases(os.path.join(out, "reference"))
     models = write_converted_models(os.path.join(out, "converted"))
     with open(stamp, "w") as f:
-        f.write(f"{key}\n{cases} node cases, {models} converted models\n")
-    print(f"make_onnx_node_cases: {cases} node cases, {models} converted models in {out}")
+        f.write(f"{key}\n{cases} node cases, {references} reference cases, {models} converted\n")
+    print(f"make_onnx_node_cases: {cases} node cases, {references} reference cases, "
+          f"{models} converted models in {out}")
     return 0
 
 

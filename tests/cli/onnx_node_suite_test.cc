@@ -7,7 +7,8 @@
 // reason it does not (an attribute, op version or dtype Kiln does not handle, or a known fault
 // of the test data); a listed test must then not pass (a listed test that passes must leave the
 // list). A test with an op Kiln has no converter for must be reported unsupported, never fail.
-// Prints pass / fail / unsupported counts per op.
+// Prints pass / fail / unsupported counts per op. A third test runs the front end's models at
+// opsets 18 to 28 against onnx.reference's outputs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -133,6 +134,20 @@ TEST(OnnxNodeSuite, OnnxPackageCasesPass) {
                  << "with the virtual environment deploy/install-deps.sh makes) first";
   }
   CheckSuite(dir, "onnx_package_node_expected.txt");
+}
+
+// The front end's models at opsets 18 to 28 (several of the newer op versions in one graph)
+// against onnx.reference's outputs.
+TEST(OnnxNodeSuite, NewerOpsetModelsMatchTheReference) {
+  const std::string dir = std::string(KILN_ONNX_CASES_DIR) + "/reference";
+  ASSERT_TRUE(fs::is_directory(dir)) << dir << " is missing: ctest runs onnx_node_cases first";
+  int cases = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    OnnxTestResult r = RunOnnxBackendTest(entry.path().string());
+    EXPECT_EQ(r.status, "pass") << entry.path().filename().string() << ": " << r.reason;
+    ++cases;
+  }
+  EXPECT_GE(cases, 4);
 }
 
 }  // namespace
