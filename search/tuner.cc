@@ -143,6 +143,7 @@ bool Tuner::State::SubmitRound() {
     for (size_t i = 0; i < view.size(); ++i) {
       // A task with its rounds in flight waits for results before another round.
       if (rounds_in_flight[i] >= options.max_rounds_in_flight) view[i].exhausted = true;
+      view[i].rounds_in_flight = rounds_in_flight[i];
     }
     std::optional<size_t> next = scheduler->Next(view);
     if (!next) return false;

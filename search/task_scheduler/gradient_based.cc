@@ -30,9 +30,10 @@ std::optional<size_t> GradientBasedScheduler::Next(const std::vector<TaskProgres
     if (TaskAlive(tasks[i])) alive.push_back(i);
   }
   if (alive.empty()) return std::nullopt;
-  // Round robin first: every live task gets a round before gradients mean anything.
+  // Round robin first: every live task gets a round before gradients mean anything (a task
+  // whose first round is still being measured waits for the others to get theirs).
   for (size_t i : alive) {
-    if (tasks[i].best_history.empty()) return i;
+    if (tasks[i].best_history.empty() && tasks[i].rounds_in_flight == 0) return i;
   }
   std::vector<size_t> best;
   double best_gradient = -std::numeric_limits<double>::infinity();

@@ -1,7 +1,7 @@
 // Gradient-based task scheduling (MetaSchedule's GradientBased, after Ansor): round robin
-// until every live task has had a round; then the task with the largest expected fall of
-// weighted latency per round, weight * (alpha * backward + (1 - alpha) * forward), where
-// backward is the fall of the best latency over the last `window` rounds per round and
+// until every live task has had a round (or has one being measured); then the task with the largest
+// expected fall of weighted latency per round, weight * (alpha * backward + (1 - alpha) * forward),
+// where backward is the fall of the best latency over the last `window` rounds per round and
 // forward the optimistic forecast best / rounds. A task with no correct measurement yet
 // goes first: its latency is unknown, not good. Ties go to a seeded random pick.
 #pragma once

@@ -20,7 +20,8 @@ struct TaskProgress {
   double weight = 1;                                         // how often the model calls the kernel
   int64_t trials = 0;                                        // candidates measured so far
   int64_t max_trials = std::numeric_limits<int64_t>::max();  // the task's own budget
-  bool exhausted = false;  // the search has no new candidate left for it
+  bool exhausted = false;    // the search has no new candidate left for it
+  int rounds_in_flight = 0;  // rounds handed out whose results have not all come back
   // The best latency (seconds) after each round the task has had; infinity while no
   // candidate has measured correctly.
   std::vector<double> best_history;

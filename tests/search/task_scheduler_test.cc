@@ -32,6 +32,10 @@ TEST(TaskSchedulerTest, GradientStartsRoundRobinThenFollowsTheLargestWeightedFal
   std::vector<TaskProgress> tasks(3);
   auto scheduler = CreateTaskScheduler("gradient");
   EXPECT_EQ(*scheduler->Next(tasks), 0u);
+  // Task 0's first round is being measured: the others get theirs first.
+  tasks[0].rounds_in_flight = 1;
+  EXPECT_EQ(*scheduler->Next(tasks), 1u);
+  tasks[0].rounds_in_flight = 0;
   tasks[0].best_history = {1.0};
   EXPECT_EQ(*scheduler->Next(tasks), 1u);
   tasks[1].best_history = {1.0};

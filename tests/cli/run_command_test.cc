@@ -1,0 +1,159 @@
+// `tune run` run as a user runs it: the built binary tunes the functions of a temporary .tir
+// file for a handful of trials. The --json line reports each task (trials, a checked best
+// latency, the untuned one, the best trace), -o writes one record per task whose trace
+// replays, and unusable input exits with code 2 and a message that says where.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "ir/text/parser.h"
+#include "runtime/subprocess.h"
+#include "search/schedule/trace.h"
+#include "support/error.h"
+
+namespace kiln::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr char kKernels[] = R"(# from tvm.script import tir as T
+@T.prim_func
+def mm(A: T.Buffer((32, 32), "float32"), B: T.Buffer((32, 32), "float32"), C: T.Buffer((32, 32), "float32")):
+    T.func_attr({"global_symbol": "mm", "tir.noalias": True})
+    for i, j, k in T.grid(32, 32, 32):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+@T.prim_func
+def scale(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
+    for i, j in T.grid(64, 64):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+)";
+
+constexpr char kSymbolic[] = R"(
+@T.prim_func
+def double_it(a: T.handle, b: T.handle):
+    n = T.int32()
+    A = T.match_buffer(a, (n, 8), "float32")
+    B = T.match_buffer(b, (n, 8), "float32")
+    for i, j in T.grid(n, 8):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+)";
+
+class RunCommandTest : public ::testing::Test {
+ protected:
+  RunCommandTest() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/kiln-run-test-XXXXXX";
+    KILN_CHECK(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO, "mkdtemp " + pattern);
+    dir_ = pattern;
+  }
+  ~RunCommandTest() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  runtime::ProcessResult Tune(std::vector<std::string> args) {
+    runtime::ProcessOptions options;
+    options.argv = {TUNE_PATH, "run"};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.extra_env = {"KILN_CACHE_DIR=" + (dir_ / "cache").string()};
+    options.capture_output = true;
+    options.time_limit_s = 240;
+    return runtime::RunProcess(options);
+  }
+
+  static json LastJson(const runtime::ProcessResult& run) {
+    std::string text = run.output;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    size_t newline = text.rfind('\n');
+    std::string last = text.substr(newline == std::string::npos ? 0 : newline + 1);
+    try {
+      return json::parse(last);
+    } catch (const json::exception&) {
+      ADD_FAILURE() << "last line is not JSON: " << last << "\nfull output:\n" << run.output;
+      return json::object();
+    }
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(RunCommandTest, TunesEveryFunctionAndReportsCheckedResults) {
+  std::string kernels = Write("kernels.tir", kKernels);
+  std::string records = (dir_ / "best.jsonl").string();
+  runtime::ProcessResult run =
+      Tune({kernels, "--trials", "6", "--trials-per-round", "3", "--population", "16", "--threads",
+            "1", "--cost-model", "random", "--min-repeat-ms", "1", "--json", "-o", records});
+  ASSERT_TRUE(run.ok()) << run.Describe() << "\n" << run.output;
+  json out = LastJson(run);
+  ASSERT_EQ(out["tasks"].size(), 2u) << out.dump();
+  EXPECT_EQ(out["total_trials"], 6);
+  EXPECT_GT(out["wall_s"].get<double>(), 0);
+  EXPECT_TRUE(out["errors"].is_object());
+  int64_t trials = 0;
+  for (const json& task : out["tasks"]) {
+    SCOPED_TRACE(task["name"].get<std::string>());
+    EXPECT_EQ(task["workload_hash"].get<std::string>().size(), 16u);
+    EXPECT_GT(task["trials"].get<int64_t>(), 0);
+    trials += task["trials"].get<int64_t>();
+    EXPECT_GT(task["best_latency_s"].get<double>(), 0);
+    EXPECT_GT(task["untuned_latency_s"].get<double>(), 0);
+    EXPECT_TRUE(task["best_trace"].is_array());
+    EXPECT_EQ(task["weight"], 1.0);
+  }
+  EXPECT_EQ(trials, 6);
+  EXPECT_GT(out["tasks"][0]["best_gflops"].get<double>(), 0);  // mm has FLOP, scale none
+
+  // One record per task; each trace replays on its function.
+  std::vector<ir::PrimFunc> funcs = ir::ParsePrimFuncs(kKernels, "kernels.tir");
+  std::ifstream in(records);
+  std::string line;
+  int count = 0;
+  while (std::getline(in, line)) {
+    json record = json::parse(line);
+    search::Trace trace = search::Trace::FromJSON(record["trace"]);
+    EXPECT_NO_THROW(search::ReplayTrace(funcs[count], trace)) << record["task"];
+    ++count;
+  }
+  EXPECT_EQ(count, 2);
+}
+
+TEST_F(RunCommandTest, UnusableInputExitsWithTwo) {
+  runtime::ProcessResult symbolic = Tune({Write("sym.tir", kSymbolic), "--trials", "2"});
+  EXPECT_EQ(symbolic.exit_code, 2) << symbolic.output;
+  EXPECT_NE(symbolic.output.find("symbolic dim n"), std::string::npos) << symbolic.output;
+
+  runtime::ProcessResult missing = Tune({(dir_ / "none.tir").string(), "--trials", "2"});
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("none.tir"), std::string::npos) << missing.output;
+
+  runtime::ProcessResult strategy =
+      Tune({Write("k.tir", kKernels), "--trials", "2", "--strategy", "annealing"});
+  EXPECT_EQ(strategy.exit_code, 2) << strategy.output;
+
+  runtime::ProcessResult target =
+      Tune({Write("k2.tir", kKernels), "--trials", "2", "--target", "cuda"});
+  EXPECT_EQ(target.exit_code, 2) << target.output;
+  EXPECT_NE(target.output.find("--target"), std::string::npos) << target.output;
+}
+
+}  // namespace
+}  // namespace kiln::cli
