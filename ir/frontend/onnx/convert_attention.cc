@@ -46,6 +46,8 @@ std::vector<int64_t> ConstShape(NodeContext& ctx, size_t i, const char* what) {
   return out;
 }
 
+constexpr int64_t kMaxBiasSide = 4096;
+
 // The causal, sliding-window and key-length masks as a (batch or 1, 1, q, kv) bias of 0 and
 // -inf; nullopt when none applies.
 std::optional<HostTensor> StructuralBias(DataType dtype, int64_t batch, int64_t q_len,
@@ -54,6 +56,13 @@ std::optional<HostTensor> StructuralBias(DataType dtype, int64_t batch, int64_t 
                                          bool causal, int64_t left, int64_t right) {
   if (!causal && left < 0 && right < 0 && !nonpad) return std::nullopt;
   int64_t b_dim = nonpad ? batch : 1;
+  // The bias is a constant: a size a hostile model could make huge is refused.
+  if (q_len > kMaxBiasSide || kv_len > kMaxBiasSide || b_dim > kMaxBiasSide ||
+      b_dim * q_len * kv_len > kMaxBiasSide * kMaxBiasSide) {
+    throw Error(ErrorKind::kUnsupported, "a causal, window or padding mask of " +
+                                             std::to_string(b_dim) + " x " + std::to_string(q_len) +
+                                             " x " + std::to_string(kv_len) + " elements");
+  }
   HostTensor bias(dtype, {b_dim, 1, q_len, kv_len});
   double inf = std::numeric_limits<double>::infinity();
   for (int64_t b = 0; b < b_dim; ++b) {

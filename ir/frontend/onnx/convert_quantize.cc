@@ -18,7 +18,9 @@ Expr AlongAxis(NodeContext& ctx, size_t input, int rank) {
   int prank = ctx.InputRank(input);
   int64_t axis_attr = ctx.version() >= 13 ? ctx.Int("axis", 1) : 1;
   int64_t block = ctx.version() >= 21 ? ctx.Int("block_size", 0) : 0;
-  if (block < 0) ctx.Invalid("block_size " + std::to_string(block) + " is negative");
+  if (block < 0 || block > (int64_t{1} << 40)) {
+    ctx.Invalid("block_size " + std::to_string(block) + " is out of range");
+  }
   if (block > 0) {
     if (prank != rank || rank == 0) {
       ctx.Invalid("with block_size, scale and zero point have the input's rank");

@@ -79,6 +79,11 @@ std::optional<Expr> EmptyReduction(NodeContext& ctx, const std::vector<int64_t>&
   }
   DataType dtype = ctx.InputDType(0);
   if (!empty || !(dtype.is_float() || dtype.is_bool())) return std::nullopt;
+  int64_t numel = 1;
+  for (int64_t d : out) {
+    if (d > (int64_t{1} << 24) || numel * d > (int64_t{1} << 24)) return std::nullopt;
+    numel *= d;
+  }
   const std::string& op = ctx.node().op_type;
   double inf = std::numeric_limits<double>::infinity();
   double value = 0;
