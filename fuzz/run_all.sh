@@ -14,7 +14,7 @@ declare -A SEEDS=(
   [ir_text_fuzzer]="tests/ir/testdata/tir tests/data/tvm/tir"
   [onnx_import_fuzzer]="tests/ir/frontend/testdata/models tests/ir/frontend/testdata/malformed"
   [trace_fuzzer]="tests/search/testdata/traces"
-  [relax_text_fuzzer]="tests/ir/relax/testdata"
+  [relax_text_fuzzer]="tests/ir/relax/testdata tests/data/tvm/relax"
 )
 
 shopt -s nullglob
