@@ -84,8 +84,11 @@ void Tuner::State::Setup() {
              "trials per round: a positive number (or 0: chosen from the budget) expected");
   if (options.trials_per_round == 0) {
     // Every task should get a round, and a second to build on the first, within the budget.
-    int64_t share = options.max_trials_global / std::max<int64_t>(1, 2 * int64_t(tasks.size()));
-    options.trials_per_round = static_cast<int>(std::clamp<int64_t>(share, 8, 64));
+    int64_t tasks_count = std::max<int64_t>(1, static_cast<int64_t>(tasks.size()));
+    int64_t share = options.max_trials_global / (2 * tasks_count);
+    // A budget too small for two rounds of 8 per task is shared out in one round each.
+    if (share < 8) share = std::max<int64_t>(1, options.max_trials_global / tasks_count);
+    options.trials_per_round = static_cast<int>(std::min<int64_t>(share, 64));
   }
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TuneTask& task = tasks[i];

@@ -38,7 +38,7 @@ struct TunerOptions {
   int64_t max_trials_global = 1000;
   int64_t max_trials_per_task = 0;  // 0: only the global budget
   // Candidates per measurement round; 0: 64, or fewer when the budget is small for the
-  // number of tasks (at least two rounds per task, at least 8 candidates a round).
+  // number of tasks (two rounds per task of at least 8, else one round per task).
   int trials_per_round = 64;
   std::string strategy = "evolutionary";  // or "random" (replay-trace)
   EvolutionaryOptions evolutionary = {};

@@ -87,7 +87,7 @@ std::vector<search::TuneTask> TasksOfModel(const RunOptions& o, std::string& not
   auto extract = [&](const std::map<std::string, int64_t>& bound) {
     ModelInput input = LoadModel(o.input, bound);
     ir::relax::IRModule prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
-    return std::make_pair(input.format, ir::relax::transform::ExtractTasks(prepared));
+    return std::make_pair(input.format, ir::relax::transform::ExtractTasks(prepared, input.entry));
   };
   auto [format, extracted] = extract(dims);
   std::set<std::string> symbolic;
