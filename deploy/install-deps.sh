@@ -36,14 +36,20 @@ else
   echo "install-deps: Debian packages already installed"
 fi
 
-# Python tools for test data and baselines only. Debian's python3 makes the venv so that it
-# does not depend on whichever interpreter happens to be first on PATH.
-py_packages=(numpy onnx onnxruntime)
+# Python tools for test data, baselines and offline checks only; the C++ build never imports
+# them. Debian's python3 makes the venv so that it does not depend on whichever interpreter
+# happens to be first on PATH. onnx is pinned: the ONNX node-case suite and its expected
+# failures (tests/cli/testdata/onnx_package_node_expected.txt) are those of this release.
+# kubernetes-validate carries the Kubernetes schemas, so deploy/k8s is checked offline.
+onnx_version=1.23.2
+py_packages=(numpy "onnx==$onnx_version" onnxruntime kubernetes-validate)
 if [ ! -x "$venv_dir/bin/python" ]; then
   echo "install-deps: creating virtual environment $venv_dir"
   /usr/bin/python3 -m venv "$venv_dir"
 fi
-if ! "$venv_dir/bin/python" -c 'import numpy, onnx, onnxruntime' >/dev/null 2>&1; then
+if ! "$venv_dir/bin/python" -c "
+import numpy, onnx, onnxruntime, kubernetes_validate
+assert onnx.__version__ == '$onnx_version', onnx.__version__" >/dev/null 2>&1; then
   echo "install-deps: installing Python tools into $venv_dir: ${py_packages[*]}"
   "$venv_dir/bin/pip" install -q --disable-pip-version-check "${py_packages[@]}"
 else

@@ -14,10 +14,10 @@ namespace kiln::search {
 
 struct TuneContext {
   ir::PrimFunc workload;
-  std::string task_name;         // for logs and tables ("fused_matmul_add_gelu")
-  std::string target = "llvm";   // a codegen target name (codegen/target.h)
-  int num_cores = 1;             // cores a parallel kernel may use
-  int vector_bytes = 64;         // widest SIMD register (AVX-512: 64)
+  std::string task_name;        // for logs and tables ("fused_matmul_add_gelu")
+  std::string target = "llvm";  // a codegen target name (codegen/target.h)
+  int num_cores = 1;            // cores a parallel kernel may use
+  int vector_bytes = 64;        // widest SIMD register (AVX-512: 64)
   uint64_t seed = 1;
 };
 
