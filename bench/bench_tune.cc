@@ -36,6 +36,7 @@
 #include "ir/text/parser.h"
 #include "runtime/cpu_builder.h"
 #include "runtime/cpu_module.h"
+#include "runtime/host_cpu.h"
 #include "runtime/kernel_args.h"
 #include "runtime/timing.h"
 #include "search/measure/local_measurer.h"
@@ -115,10 +116,10 @@ Tuned Tune(const ir::PrimFunc& workload, const std::string& name, int64_t trials
   options.strategy = strategy;
   options.evolutionary.population_size = opt.population;
   options.num_cores = opt.threads;
+  options.vector_bytes = runtime::HostVectorBytes();
   options.seed = opt.seed;
   options.measure_untuned = false;
   cost_model::XgbOptions xgb;
-  xgb.num_threads = opt.threads;
   xgb.seed = opt.seed;
   std::unique_ptr<search::CostModel> model =
       strategy == "evolutionary" ? cost_model::MakeXgbCostModel(xgb) : nullptr;

@@ -33,6 +33,7 @@
 #include "ir/structural.h"
 #include "ir/substitute.h"
 #include "ir/text/parser.h"
+#include "runtime/host_cpu.h"
 #include "runtime/measurer.h"
 #include "search/measure/local_measurer.h"
 #include "search/space/design_space.h"
@@ -306,12 +307,12 @@ int Run(const RunOptions& o) {
   options.evolutionary.population_size = o.population;
   options.target = o.target;
   options.num_cores = cores;
+  options.vector_bytes = runtime::HostVectorBytes();
   options.seed = o.seed;
   std::unique_ptr<search::CostModel> model;
   if (o.cost_model == "xgb") {
     cost_model::XgbOptions xgb;
     xgb.seed = o.seed;
-    xgb.num_threads = cores;
     model = cost_model::MakeXgbCostModel(xgb);
   } else if (o.cost_model == "random") {
     model = cost_model::MakeRandomCostModel(o.seed);
