@@ -13,6 +13,7 @@
 #include "runtime/subprocess.h"
 #include "search/schedule/schedule.h"
 #include "support/error.h"
+#include "tests/cli/tune_process_test.h"
 
 namespace kiln::cli {
 namespace {
@@ -44,51 +45,11 @@ def double_it(a: T.handle, b: T.handle):
             B[vi, vj] = A[vi, vj] * T.float32(2)
 )";
 
-class KernelCommandTest : public ::testing::Test {
+class KernelCommandTest : public testing::TuneProcessTest {
  protected:
-  KernelCommandTest() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/kiln-cli-test-XXXXXX";
-    KILN_CHECK(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO, "mkdtemp " + pattern);
-    dir_ = pattern;
-  }
-  ~KernelCommandTest() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  std::string Write(const std::string& name, const std::string& text) {
-    std::string path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-
-  // Runs `tune kernel ARGS...` with a private cache; stdout and stderr together.
   runtime::ProcessResult Tune(std::vector<std::string> args) {
-    runtime::ProcessOptions options;
-    options.argv = {TUNE_PATH, "kernel"};
-    options.argv.insert(options.argv.end(), args.begin(), args.end());
-    options.extra_env = {"KILN_CACHE_DIR=" + (dir_ / "cache").string(), "OMP_NUM_THREADS=1"};
-    options.capture_output = true;
-    options.time_limit_s = 120;
-    return runtime::RunProcess(options);
+    return RunTune("kernel", std::move(args), {"OMP_NUM_THREADS=1"}, 120);
   }
-
-  // The last line of the output, parsed.
-  static json LastJson(const runtime::ProcessResult& run) {
-    std::string text = run.output;
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    std::string last =
-        text.substr(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
-    try {
-      return json::parse(last);
-    } catch (const json::exception& e) {
-      ADD_FAILURE() << "last line is not JSON: " << last << "\nfull output:\n" << run.output;
-      return json::object();
-    }
-  }
-
-  fs::path dir_;
 };
 
 const std::vector<std::string> kQuickTiming = {"--number",        "1", "--repeat", "2",

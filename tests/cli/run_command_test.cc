@@ -13,6 +13,7 @@
 #include "runtime/subprocess.h"
 #include "search/schedule/trace.h"
 #include "support/error.h"
+#include "tests/cli/tune_process_test.h"
 
 namespace kiln::cli {
 namespace {
@@ -51,49 +52,11 @@ def double_it(a: T.handle, b: T.handle):
             B[vi, vj] = A[vi, vj] * T.float32(2)
 )";
 
-class RunCommandTest : public ::testing::Test {
+class RunCommandTest : public testing::TuneProcessTest {
  protected:
-  RunCommandTest() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/kiln-run-test-XXXXXX";
-    KILN_CHECK(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO, "mkdtemp " + pattern);
-    dir_ = pattern;
-  }
-  ~RunCommandTest() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  std::string Write(const std::string& name, const std::string& text) {
-    std::string path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-
   runtime::ProcessResult Tune(std::vector<std::string> args) {
-    runtime::ProcessOptions options;
-    options.argv = {TUNE_PATH, "run"};
-    options.argv.insert(options.argv.end(), args.begin(), args.end());
-    options.extra_env = {"KILN_CACHE_DIR=" + (dir_ / "cache").string()};
-    options.capture_output = true;
-    options.time_limit_s = 240;
-    return runtime::RunProcess(options);
+    return RunTune("run", std::move(args), {}, 240);
   }
-
-  static json LastJson(const runtime::ProcessResult& run) {
-    std::string text = run.output;
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    size_t newline = text.rfind('\n');
-    std::string last = text.substr(newline == std::string::npos ? 0 : newline + 1);
-    try {
-      return json::parse(last);
-    } catch (const json::exception&) {
-      ADD_FAILURE() << "last line is not JSON: " << last << "\nfull output:\n" << run.output;
-      return json::object();
-    }
-  }
-
-  fs::path dir_;
 };
 
 TEST_F(RunCommandTest, TunesEveryFunctionAndReportsCheckedResults) {
