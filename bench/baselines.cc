@@ -19,8 +19,8 @@ void OpenBlasSgemm(const SgemmShape& s, const float* a, const float* b, float* c
 void OneDnnSgemm(const SgemmShape& s, const float* a, const float* b, float* c) {
   dnnl_status_t status = dnnl_sgemm('N', 'N', s.m, s.n, s.k, 1.0f, a, s.k, b, s.n, 0.0f, c, s.n);
   KILN_CHECK(status == dnnl_success, ErrorKind::kRuntime,
-        "dnnl_sgemm(" + std::to_string(s.m) + ", " + std::to_string(s.n) + ", " +
-            std::to_string(s.k) + ") failed with status " + std::to_string(status));
+             "dnnl_sgemm(" + std::to_string(s.m) + ", " + std::to_string(s.n) + ", " +
+                 std::to_string(s.k) + ") failed with status " + std::to_string(status));
 }
 
 void SetOpenBlasThreads(int threads) { openblas_set_num_threads(threads); }

@@ -230,9 +230,10 @@ int Run(const Options& opt) {
   KILN_CHECK(m > 0 && n > 0 && k > 0, ErrorKind::kParse, "--size: dimensions must be positive");
   KILN_CHECK(!opt.threads.empty(), ErrorKind::kParse, "--threads: give at least one count");
   for (int t : opt.threads) KILN_CHECK(t >= 1, ErrorKind::kParse, "--threads: counts must be >= 1");
-  KILN_CHECK(opt.tiles.empty() || opt.tiles.size() == 2, ErrorKind::kParse, "--tiles: expected R,C");
+  KILN_CHECK(opt.tiles.empty() || opt.tiles.size() == 2, ErrorKind::kParse,
+             "--tiles: expected R,C");
   KILN_CHECK(opt.tiles.empty() || opt.trace_file.empty(), ErrorKind::kParse,
-        "--tiles schedules with the built-in code; it cannot go with --trace");
+             "--tiles schedules with the built-in code; it cannot go with --trace");
   KILN_CHECK(opt.rounds >= 1, ErrorKind::kParse, "--rounds: at least 1");
 
   ir::PrimFunc workload = MatmulWorkload(m, n, k);
@@ -270,9 +271,9 @@ int Run(const Options& opt) {
   ir::TensorComparison vs_blas = ir::CompareTensors(blas_c, kiln_c, rtol, atol);
   ir::TensorComparison dnnl_vs_blas = ir::CompareTensors(blas_c, dnnl_c, rtol, atol);
   KILN_CHECK(dnnl_vs_blas.ok, ErrorKind::kRuntime,
-        "oneDNN disagrees with OpenBLAS: " + dnnl_vs_blas.message);
+             "oneDNN disagrees with OpenBLAS: " + dnnl_vs_blas.message);
   KILN_CHECK(vs_blas.ok, ErrorKind::kRuntime,
-        "Kiln's kernel disagrees with OpenBLAS: " + vs_blas.message);
+             "Kiln's kernel disagrees with OpenBLAS: " + vs_blas.message);
   bool interpreter_checked = m * n * k <= (int64_t{1} << 21);
   if (interpreter_checked) {
     std::vector<ir::ArgValue> expected = {std::get<ir::HostTensor>(args[0]).Clone(),
@@ -283,7 +284,7 @@ int Run(const Options& opt) {
     ir::TensorComparison vs_interp =
         ir::CompareTensors(std::get<ir::HostTensor>(expected[2]), kiln_c, tol.rtol, tol.atol);
     KILN_CHECK(vs_interp.ok, ErrorKind::kRuntime,
-          "Kiln's kernel disagrees with the reference interpreter: " + vs_interp.message);
+               "Kiln's kernel disagrees with the reference interpreter: " + vs_interp.message);
   }
 
   Timings seconds = TimeContenders(contenders, opt);

@@ -14,18 +14,12 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off");
 
   std::vector<kiln::cli::Command> commands = {
-      kiln::cli::RegisterIrCommand(app),
-      kiln::cli::RegisterKernelCommand(app),
-      kiln::cli::RegisterTasksCommand(app),
-      kiln::cli::RegisterOnnxTestCommand(app),
-      kiln::cli::RegisterRunCommand(app),
-      kiln::cli::RegisterDbCommand(app),
-      kiln::cli::RegisterSubmitCommand(app),
-      kiln::cli::RegisterStatusCommand(app),
-      kiln::cli::RegisterWatchCommand(app),
-      kiln::cli::RegisterCancelCommand(app),
-      kiln::cli::RegisterWorkersCommand(app),
-      kiln::cli::RegisterKeysCommand(app),
+      kiln::cli::RegisterIrCommand(app),      kiln::cli::RegisterKernelCommand(app),
+      kiln::cli::RegisterTasksCommand(app),   kiln::cli::RegisterOnnxTestCommand(app),
+      kiln::cli::RegisterRunCommand(app),     kiln::cli::RegisterDbCommand(app),
+      kiln::cli::RegisterSubmitCommand(app),  kiln::cli::RegisterStatusCommand(app),
+      kiln::cli::RegisterWatchCommand(app),   kiln::cli::RegisterCancelCommand(app),
+      kiln::cli::RegisterWorkersCommand(app), kiln::cli::RegisterKeysCommand(app),
   };
 
   try {

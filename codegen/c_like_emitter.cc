@@ -76,7 +76,7 @@ std::string CLikeEmitter::DeclareVar(const Var& var) {
 std::string CLikeEmitter::NameOf(const VarNode* var) const {
   auto it = names_.find(var);
   KILN_CHECK(it != names_.end(), ErrorKind::kInvalidIR,
-        "function " + function_name_ + ": variable " + var->name + " is used but not defined");
+             "function " + function_name_ + ": variable " + var->name + " is used but not defined");
   return it->second;
 }
 
@@ -225,13 +225,13 @@ std::string CLikeEmitter::PrintBroadcast(const BroadcastNode* op) {
 
 std::string CLikeEmitter::PrintLoad(const BufferLoadNode* op) {
   KILN_CHECK(op->indices.size() == 1, ErrorKind::kInvalidIR,
-        "function " + function_name_ + ": load of " + op->buffer->name + " is not flattened");
+             "function " + function_name_ + ": load of " + op->buffer->name + " is not flattened");
   return NameOf(op->buffer->data) + "[" + PrintExpr(op->indices[0]) + "]";
 }
 
 void CLikeEmitter::EmitStore(const BufferStoreNode* op) {
   KILN_CHECK(op->indices.size() == 1, ErrorKind::kInvalidIR,
-        "function " + function_name_ + ": store to " + op->buffer->name + " is not flattened");
+             "function " + function_name_ + ": store to " + op->buffer->name + " is not flattened");
   Line() << NameOf(op->buffer->data) << "[" << PrintExpr(op->indices[0])
          << "] = " << PrintExpr(op->value) << ";\n";
 }
@@ -244,7 +244,7 @@ std::string CLikeEmitter::PrintBinary(const char* op, const Expr& e, const Expr&
 
 std::string CLikeEmitter::PrintExpr(const Expr& e) {
   KILN_CHECK(e.defined(), ErrorKind::kInvalidIR,
-        "function " + function_name_ + ": undefined expression");
+             "function " + function_name_ + ": undefined expression");
   switch (e.kind()) {
     case NodeKind::kVar:
       return NameOf(e.as<VarNode>());
@@ -325,11 +325,11 @@ std::string CLikeEmitter::PrintExpr(const Expr& e) {
       }
       auto info = LookupIntrinsic(op->op);
       KILN_CHECK(info.has_value(), ErrorKind::kUnsupported,
-            "function " + function_name_ + ": unknown intrinsic " + op->op);
+                 "function " + function_name_ + ": unknown intrinsic " + op->op);
       KILN_CHECK(static_cast<int>(op->args.size()) == info->num_args, ErrorKind::kInvalidIR,
-            "function " + function_name_ + ": " + op->op + " takes " +
-                std::to_string(info->num_args) + " arguments, got " +
-                std::to_string(op->args.size()));
+                 "function " + function_name_ + ": " + op->op + " takes " +
+                     std::to_string(info->num_args) + " arguments, got " +
+                     std::to_string(op->args.size()));
       std::vector<std::string> args;
       for (const Expr& a : op->args) args.push_back(PrintExpr(a));
       return PrintIntrinsic(op, args);

@@ -25,8 +25,8 @@ KernelSignature SignatureOf(const PrimFunc& f, const std::string& symbol) {
     } else {
       DataType t = param.dtype();
       KILN_CHECK(!t.is_handle() && t.is_scalar(), ErrorKind::kUnsupported,
-            "function " + f->name + ": parameter " + param.name() + " of type " + t.ToString() +
-                " has no buffer and is not a scalar");
+                 "function " + f->name + ": parameter " + param.name() + " of type " +
+                     t.ToString() + " has no buffer and is not a scalar");
       slot.kind = t.is_float() ? SlotKind::kScalarFloat : SlotKind::kScalarInt;
       slot.dtype = t;
     }
@@ -56,9 +56,9 @@ KernelSignature SignatureOf(const PrimFunc& f, const std::string& symbol) {
     for (const Expr& e : meta) {
       ForEachVar(e, [&](const Var& v) {
         KILN_CHECK(defined.count(v.get()) > 0, ErrorKind::kUnsupported,
-              "function " + f->name + ": variable " + v.name() + " in the shape of buffer " +
-                  (*buffer)->name + " is neither a parameter nor a whole dimension of a " +
-                  "parameter's buffer, so no kernel argument can carry it");
+                   "function " + f->name + ": variable " + v.name() + " in the shape of buffer " +
+                       (*buffer)->name + " is neither a parameter nor a whole dimension of a " +
+                       "parameter's buffer, so no kernel argument can carry it");
       });
     }
   }

@@ -24,19 +24,19 @@ Var::Var(std::string name, DataType dtype)
 
 Var::Var(std::shared_ptr<const ExprNode> ptr) : Expr(std::move(ptr)) {
   KILN_CHECK(ptr_ == nullptr || ptr_->kind == NodeKind::kVar, ErrorKind::kInternal,
-        "Var handle made from a non-Var expression");
+             "Var handle made from a non-Var expression");
 }
 
 Expr IntImm(DataType dtype, int64_t value) {
   KILN_CHECK(dtype.is_integral() && dtype.is_scalar(), ErrorKind::kType,
-        "IntImm needs a scalar integer or bool dtype, got " + dtype.ToString());
+             "IntImm needs a scalar integer or bool dtype, got " + dtype.ToString());
   if (dtype.is_bool()) value = value != 0;
   return Expr(std::make_shared<const IntImmNode>(dtype, value));
 }
 
 Expr FloatImm(DataType dtype, double value) {
   KILN_CHECK(dtype.is_float() && dtype.is_scalar(), ErrorKind::kType,
-        "FloatImm needs a scalar float dtype, got " + dtype.ToString());
+             "FloatImm needs a scalar float dtype, got " + dtype.ToString());
   return Expr(std::make_shared<const FloatImmNode>(dtype, value));
 }
 
@@ -61,7 +61,7 @@ bool IsImmediate(const Expr& e) {
 // Gives an immediate operand the other operand's dtype; otherwise dtypes must agree.
 void MatchOperandTypes(const char* op, Expr& a, Expr& b) {
   KILN_CHECK(a.defined() && b.defined(), ErrorKind::kInvalidIR,
-        std::string(op) + ": undefined operand");
+             std::string(op) + ": undefined operand");
   if (a.dtype() == b.dtype()) return;
   auto retype = [](const Expr& imm, DataType to) {
     if (const auto* i = imm.as<IntImmNode>()) return MakeConst(to, static_cast<double>(i->value));
@@ -94,7 +94,7 @@ template <typename NodeT>
 Expr MakeLogic(const char* op, Expr a, Expr b) {
   MatchOperandTypes(op, a, b);
   KILN_CHECK(a.dtype().is_bool(), ErrorKind::kType,
-        std::string(op) + ": operands must be bool, got " + a.dtype().ToString());
+             std::string(op) + ": operands must be bool, got " + a.dtype().ToString());
   DataType t = a.dtype();
   return Expr(std::make_shared<const NodeT>(t, std::move(a), std::move(b)));
 }
@@ -131,7 +131,7 @@ Expr Not(Expr a) {
 
 Expr Select(Expr condition, Expr true_value, Expr false_value) {
   KILN_CHECK(condition.defined() && condition.dtype().is_bool(), ErrorKind::kType,
-        "Select: condition must be bool");
+             "Select: condition must be bool");
   MatchOperandTypes("Select", true_value, false_value);
   DataType t = true_value.dtype();
   return Expr(std::make_shared<const SelectNode>(t, std::move(condition), std::move(true_value),
@@ -141,7 +141,7 @@ Expr Select(Expr condition, Expr true_value, Expr false_value) {
 Expr Cast(DataType dtype, Expr value) {
   KILN_CHECK(value.defined(), ErrorKind::kInvalidIR, "Cast: undefined operand");
   KILN_CHECK(dtype.lanes() == value.dtype().lanes(), ErrorKind::kType,
-        "Cast: lanes differ: " + value.dtype().ToString() + " to " + dtype.ToString());
+             "Cast: lanes differ: " + value.dtype().ToString() + " to " + dtype.ToString());
   return Expr(std::make_shared<const CastNode>(dtype, std::move(value)));
 }
 
@@ -152,24 +152,25 @@ Expr Call(DataType dtype, std::string op, std::vector<Expr> args) {
 Expr Ramp(Expr base, Expr stride, int lanes) {
   MatchOperandTypes("Ramp", base, stride);
   KILN_CHECK(base.dtype().is_scalar() && lanes > 1, ErrorKind::kType,
-        "Ramp: needs a scalar base and lanes > 1");
+             "Ramp: needs a scalar base and lanes > 1");
   DataType t = base.dtype().WithLanes(lanes);
   return Expr(std::make_shared<const RampNode>(t, std::move(base), std::move(stride), lanes));
 }
 
 Expr Broadcast(Expr value, int lanes) {
   KILN_CHECK(value.defined() && value.dtype().is_scalar() && lanes > 1, ErrorKind::kType,
-        "Broadcast: needs a scalar value and lanes > 1");
+             "Broadcast: needs a scalar value and lanes > 1");
   DataType t = value.dtype().WithLanes(lanes);
   return Expr(std::make_shared<const BroadcastNode>(t, std::move(value), lanes));
 }
 
 Expr Let(Var var, Expr value, Expr body) {
   KILN_CHECK(var.dtype() == value.dtype(), ErrorKind::kType,
-        "Let: " + var.name() + " is " + var.dtype().ToString() + " but its value is " +
-            value.dtype().ToString());
+             "Let: " + var.name() + " is " + var.dtype().ToString() + " but its value is " +
+                 value.dtype().ToString());
   DataType t = body.dtype();
-  return Expr(std::make_shared<const LetNode>(t, std::move(var), std::move(value), std::move(body)));
+  return Expr(
+      std::make_shared<const LetNode>(t, std::move(var), std::move(value), std::move(body)));
 }
 
 Expr operator+(Expr a, Expr b) { return Add(std::move(a), std::move(b)); }

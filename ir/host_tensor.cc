@@ -37,9 +37,10 @@ void Store(uint8_t* base, int64_t i, T v) {
 HostTensor::HostTensor(DataType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)), numel_(1) {
   KILN_CHECK(dtype.lanes() >= 1 && !dtype.is_handle(), ErrorKind::kType,
-        "HostTensor: no tensor of dtype " + dtype.ToString());
+             "HostTensor: no tensor of dtype " + dtype.ToString());
   for (int64_t d : shape_) {
-    KILN_CHECK(d >= 0, ErrorKind::kInvalidIR, "HostTensor: negative dimension " + std::to_string(d));
+    KILN_CHECK(d >= 0, ErrorKind::kInvalidIR,
+               "HostTensor: negative dimension " + std::to_string(d));
     numel_ *= d;
   }
   size_t bytes = std::max<size_t>(nbytes(), 1);
@@ -53,15 +54,19 @@ HostTensor::HostTensor(DataType dtype, std::vector<int64_t> shape)
 double HostTensor::GetDouble(int64_t i) const {
   const uint8_t* b = data_.get();
   switch (dtype_.code()) {
-    case DataType::Code::kBool: return Load<uint8_t>(b, i) != 0;
+    case DataType::Code::kBool:
+      return Load<uint8_t>(b, i) != 0;
     case DataType::Code::kInt:
-    case DataType::Code::kUInt: return static_cast<double>(GetInt(i));
+    case DataType::Code::kUInt:
+      return static_cast<double>(GetInt(i));
     case DataType::Code::kFloat:
       if (dtype_.bits() == 16) return HalfToFloat(Load<uint16_t>(b, i));
       if (dtype_.bits() == 32) return Load<float>(b, i);
       return Load<double>(b, i);
-    case DataType::Code::kBFloat: return BFloat16ToFloat(Load<uint16_t>(b, i));
-    case DataType::Code::kHandle: break;
+    case DataType::Code::kBFloat:
+      return BFloat16ToFloat(Load<uint16_t>(b, i));
+    case DataType::Code::kHandle:
+      break;
   }
   throw Error(ErrorKind::kInternal, "HostTensor::GetDouble on " + dtype_.ToString());
 }
@@ -69,7 +74,8 @@ double HostTensor::GetDouble(int64_t i) const {
 void HostTensor::SetDouble(int64_t i, double v) {
   uint8_t* b = data_.get();
   switch (dtype_.code()) {
-    case DataType::Code::kBool: return Store<uint8_t>(b, i, v != 0);
+    case DataType::Code::kBool:
+      return Store<uint8_t>(b, i, v != 0);
     case DataType::Code::kInt:
     case DataType::Code::kUInt:
       // Out-of-range and NaN casts are undefined in C++; saturate instead of trapping.
@@ -83,7 +89,8 @@ void HostTensor::SetDouble(int64_t i, double v) {
       return Store<double>(b, i, v);
     case DataType::Code::kBFloat:
       return Store<uint16_t>(b, i, FloatToBFloat16(static_cast<float>(v)));
-    case DataType::Code::kHandle: break;
+    case DataType::Code::kHandle:
+      break;
   }
   throw Error(ErrorKind::kInternal, "HostTensor::SetDouble on " + dtype_.ToString());
 }
@@ -95,10 +102,14 @@ int64_t HostTensor::GetInt(int64_t i) const {
   // Each branch converts to int64_t itself: a ?: over int32_t and uint32_t would be unsigned.
   bool is_signed = dtype_.is_int();
   switch (dtype_.bits()) {
-    case 8: return is_signed ? int64_t{Load<int8_t>(b, i)} : int64_t{Load<uint8_t>(b, i)};
-    case 16: return is_signed ? int64_t{Load<int16_t>(b, i)} : int64_t{Load<uint16_t>(b, i)};
-    case 32: return is_signed ? int64_t{Load<int32_t>(b, i)} : int64_t{Load<uint32_t>(b, i)};
-    case 64: return is_signed ? Load<int64_t>(b, i) : static_cast<int64_t>(Load<uint64_t>(b, i));
+    case 8:
+      return is_signed ? int64_t{Load<int8_t>(b, i)} : int64_t{Load<uint8_t>(b, i)};
+    case 16:
+      return is_signed ? int64_t{Load<int16_t>(b, i)} : int64_t{Load<uint16_t>(b, i)};
+    case 32:
+      return is_signed ? int64_t{Load<int32_t>(b, i)} : int64_t{Load<uint32_t>(b, i)};
+    case 64:
+      return is_signed ? Load<int64_t>(b, i) : static_cast<int64_t>(Load<uint64_t>(b, i));
   }
   throw Error(ErrorKind::kInternal, "HostTensor::GetInt on " + dtype_.ToString());
 }
@@ -109,16 +120,20 @@ void HostTensor::SetInt(int64_t i, int64_t v) {
   if (dtype_.is_float()) return SetDouble(i, static_cast<double>(v));
   // Wraps modulo 2^bits, as a C cast to the unsigned type of that width does.
   switch (dtype_.bits()) {
-    case 8: return Store<uint8_t>(b, i, static_cast<uint8_t>(v));
-    case 16: return Store<uint16_t>(b, i, static_cast<uint16_t>(v));
-    case 32: return Store<uint32_t>(b, i, static_cast<uint32_t>(v));
-    case 64: return Store<uint64_t>(b, i, static_cast<uint64_t>(v));
+    case 8:
+      return Store<uint8_t>(b, i, static_cast<uint8_t>(v));
+    case 16:
+      return Store<uint16_t>(b, i, static_cast<uint16_t>(v));
+    case 32:
+      return Store<uint32_t>(b, i, static_cast<uint32_t>(v));
+    case 64:
+      return Store<uint64_t>(b, i, static_cast<uint64_t>(v));
   }
   throw Error(ErrorKind::kInternal, "HostTensor::SetInt on " + dtype_.ToString());
 }
 
-HostTensor HostTensor::Random(DataType dtype, std::vector<int64_t> shape, uint64_t seed,
-                              double low, double high) {
+HostTensor HostTensor::Random(DataType dtype, std::vector<int64_t> shape, uint64_t seed, double low,
+                              double high) {
   HostTensor t(dtype, std::move(shape));
   uint64_t state = seed;
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -154,7 +169,8 @@ TensorComparison CompareTensors(const HostTensor& expected, const HostTensor& ac
   TensorComparison result;
   if (expected.shape() != actual.shape()) {
     result.ok = false;
-    result.message = "shape differs: expected " + expected.Describe() + ", got " + actual.Describe();
+    result.message =
+        "shape differs: expected " + expected.Describe() + ", got " + actual.Describe();
     return result;
   }
   for (int64_t i = 0; i < expected.numel(); ++i) {

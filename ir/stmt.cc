@@ -7,20 +7,28 @@ namespace kiln::ir {
 
 const char* ForKindName(ForKind kind) {
   switch (kind) {
-    case ForKind::kSerial: return "serial";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVectorized: return "vectorized";
-    case ForKind::kUnrolled: return "unroll";
-    case ForKind::kThreadBinding: return "thread_binding";
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVectorized:
+      return "vectorized";
+    case ForKind::kUnrolled:
+      return "unroll";
+    case ForKind::kThreadBinding:
+      return "thread_binding";
   }
   return "?";
 }
 
 const char* IterKindName(IterKind kind) {
   switch (kind) {
-    case IterKind::kSpatial: return "spatial";
-    case IterKind::kReduce: return "reduce";
-    case IterKind::kOpaque: return "opaque";
+    case IterKind::kSpatial:
+      return "spatial";
+    case IterKind::kReduce:
+      return "reduce";
+    case IterKind::kOpaque:
+      return "opaque";
   }
   return "?";
 }
@@ -64,11 +72,11 @@ namespace {
 void CheckIndices(const char* what, const Buffer& buffer, const std::vector<Expr>& indices) {
   KILN_CHECK(buffer.defined(), ErrorKind::kInvalidIR, std::string(what) + ": undefined buffer");
   KILN_CHECK(indices.size() == buffer.ndim(), ErrorKind::kInvalidIR,
-        std::string(what) + " of " + buffer->name + ": " + std::to_string(indices.size()) +
-            " indices for a buffer of " + std::to_string(buffer.ndim()) + " dimensions");
+             std::string(what) + " of " + buffer->name + ": " + std::to_string(indices.size()) +
+                 " indices for a buffer of " + std::to_string(buffer.ndim()) + " dimensions");
   for (const Expr& index : indices) {
     KILN_CHECK(index.defined() && index.dtype().is_integral(), ErrorKind::kType,
-          std::string(what) + " of " + buffer->name + ": indices must be integers");
+               std::string(what) + " of " + buffer->name + ": indices must be integers");
   }
 }
 int IndexLanes(const std::vector<Expr>& indices) {
@@ -87,10 +95,10 @@ Expr BufferLoad(Buffer buffer, std::vector<Expr> indices) {
 Stmt BufferStore(Buffer buffer, Expr value, std::vector<Expr> indices) {
   CheckIndices("BufferStore", buffer, indices);
   KILN_CHECK(value.defined() && value.dtype().element_of() == buffer->dtype.element_of(),
-        ErrorKind::kType,
-        "BufferStore to " + buffer->name + ": value is " +
-            (value.defined() ? value.dtype().ToString() : std::string("undefined")) +
-            " but the buffer holds " + buffer->dtype.ToString());
+             ErrorKind::kType,
+             "BufferStore to " + buffer->name + ": value is " +
+                 (value.defined() ? value.dtype().ToString() : std::string("undefined")) +
+                 " but the buffer holds " + buffer->dtype.ToString());
   return Stmt(std::make_shared<const BufferStoreNode>(std::move(buffer), std::move(value),
                                                       std::move(indices)));
 }
@@ -125,16 +133,17 @@ Stmt SeqStmt(std::vector<Stmt> seq) {
 
 Stmt IfThenElse(Expr condition, Stmt then_case, Stmt else_case) {
   KILN_CHECK(condition.defined() && condition.dtype().is_bool(), ErrorKind::kType,
-        "IfThenElse: condition must be bool");
+             "IfThenElse: condition must be bool");
   return Stmt(std::make_shared<const IfThenElseNode>(std::move(condition), std::move(then_case),
                                                      std::move(else_case)));
 }
 
 Stmt LetStmt(Var var, Expr value, Stmt body) {
   KILN_CHECK(var.dtype() == value.dtype(), ErrorKind::kType,
-        "LetStmt: " + var.name() + " is " + var.dtype().ToString() + " but its value is " +
-            value.dtype().ToString());
-  return Stmt(std::make_shared<const LetStmtNode>(std::move(var), std::move(value), std::move(body)));
+             "LetStmt: " + var.name() + " is " + var.dtype().ToString() + " but its value is " +
+                 value.dtype().ToString());
+  return Stmt(
+      std::make_shared<const LetStmtNode>(std::move(var), std::move(value), std::move(body)));
 }
 
 Stmt Allocate(Buffer buffer, Stmt body) {
@@ -148,16 +157,18 @@ Stmt DeclBufferStmt(Buffer buffer, Stmt body) {
 Stmt Evaluate(Expr value) { return Stmt(std::make_shared<const EvaluateNode>(std::move(value))); }
 
 Stmt Block(std::shared_ptr<BlockNode> node) {
-  KILN_CHECK(node->body.defined(), ErrorKind::kInvalidIR, "block " + node->name + ": undefined body");
+  KILN_CHECK(node->body.defined(), ErrorKind::kInvalidIR,
+             "block " + node->name + ": undefined body");
   return Stmt(std::move(node));
 }
 
 Stmt BlockRealize(std::vector<Expr> iter_values, Expr predicate, Stmt block) {
   const auto* b = block.as<BlockNode>();
-  KILN_CHECK(b != nullptr, ErrorKind::kInvalidIR, "BlockRealize: the realized statement is not a block");
+  KILN_CHECK(b != nullptr, ErrorKind::kInvalidIR,
+             "BlockRealize: the realized statement is not a block");
   KILN_CHECK(iter_values.size() == b->iter_vars.size(), ErrorKind::kInvalidIR,
-        "block " + b->name + ": " + std::to_string(b->iter_vars.size()) + " iter vars but " +
-            std::to_string(iter_values.size()) + " bound values");
+             "block " + b->name + ": " + std::to_string(b->iter_vars.size()) + " iter vars but " +
+                 std::to_string(iter_values.size()) + " bound values");
   auto node = std::make_shared<BlockRealizeNode>();
   node->iter_values = std::move(iter_values);
   node->predicate = predicate.defined() ? std::move(predicate) : BoolImm(true);

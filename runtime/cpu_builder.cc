@@ -73,7 +73,7 @@ std::string DefaultCacheDir() {
   }
   const char* home = std::getenv("HOME");
   KILN_CHECK(home && *home, ErrorKind::kIO,
-        "no cache directory: set KILN_CACHE_DIR, XDG_CACHE_HOME or HOME");
+             "no cache directory: set KILN_CACHE_DIR, XDG_CACHE_HOME or HOME");
   return (fs::path(home) / ".cache" / "kiln").string();
 }
 
@@ -90,7 +90,7 @@ std::string CompilerIdentity(const std::string& compiler) {
   options.time_limit_s = 30;
   ProcessResult run = RunProcess(options);
   KILN_CHECK(run.ok(), ErrorKind::kIO,
-        "'" + compiler + " --version' " + run.Describe() + ": " + Trim(run.output));
+             "'" + compiler + " --version' " + run.Describe() + ": " + Trim(run.output));
   std::string identity = run.output.substr(0, run.output.find('\n'));
   std::lock_guard<std::mutex> lock(mutex);
   identities[compiler] = identity;
@@ -114,7 +114,8 @@ BuildResult BuildCSource(const std::string& source, const BuildOptions& options)
   fs::path dir = options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  KILN_CHECK(!ec, ErrorKind::kIO, "cannot create cache directory " + dir.string() + ": " + ec.message());
+  KILN_CHECK(!ec, ErrorKind::kIO,
+             "cannot create cache directory " + dir.string() + ": " + ec.message());
   std::string stem = Hex(result.key);
   fs::path library = dir / (stem + ".so");
   fs::path source_file = dir / (stem + ".c");

@@ -44,7 +44,7 @@ KernelFunction CpuModule::GetKernel(const std::string& symbol) const {
   dlerror();
   void* address = dlsym(handle_, symbol.c_str());
   KILN_CHECK(address != nullptr, ErrorKind::kIO,
-        "no kernel '" + symbol + "' in " + path_ + ": " + LastDlError());
+             "no kernel '" + symbol + "' in " + path_ + ": " + LastDlError());
   return reinterpret_cast<KernelFunction>(address);
 }
 

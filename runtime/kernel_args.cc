@@ -22,13 +22,13 @@ std::vector<PackedValue> PackArguments(const codegen::KernelSignature& signature
   const std::string where = "kernel " + signature.symbol;
   int num_params = NumParams(signature);
   KILN_CHECK(static_cast<int>(args.size()) == num_params, ErrorKind::kType,
-        where + ": expected " + std::to_string(num_params) + " arguments, got " +
-            std::to_string(args.size()));
+             where + ": expected " + std::to_string(num_params) + " arguments, got " +
+                 std::to_string(args.size()));
   std::vector<PackedValue> packed(signature.slots.size());
   for (size_t s = 0; s < signature.slots.size(); ++s) {
     const ArgSlot& slot = signature.slots[s];
     KILN_CHECK(slot.param_index >= 0, ErrorKind::kType,
-          where + ": slot " + std::to_string(s) + " has no parameter index");
+               where + ": slot " + std::to_string(s) + " has no parameter index");
     ir::ArgValue& arg = args[slot.param_index];
     std::string param =
         where + ": parameter " + std::to_string(slot.param_index) + " (" + slot.name + ")";
@@ -36,8 +36,9 @@ std::vector<PackedValue> PackArguments(const codegen::KernelSignature& signature
       case SlotKind::kBufferData: {
         auto* tensor = std::get_if<ir::HostTensor>(&arg);
         KILN_CHECK(tensor != nullptr, ErrorKind::kType, param + " expects a tensor");
-        KILN_CHECK(tensor->dtype() == slot.dtype, ErrorKind::kType,
-              param + " expects a " + slot.dtype.ToString() + " tensor, got " + tensor->Describe());
+        KILN_CHECK(
+            tensor->dtype() == slot.dtype, ErrorKind::kType,
+            param + " expects a " + slot.dtype.ToString() + " tensor, got " + tensor->Describe());
         packed[s].ptr = tensor->data();
         break;
       }
@@ -56,12 +57,12 @@ std::vector<PackedValue> PackArguments(const codegen::KernelSignature& signature
       case SlotKind::kShapeVar: {
         auto* tensor = std::get_if<ir::HostTensor>(&arg);
         KILN_CHECK(tensor != nullptr, ErrorKind::kType,
-              where + ": shape variable " + slot.name + " comes from " + param +
-                  ", which is not a tensor");
+                   where + ": shape variable " + slot.name + " comes from " + param +
+                       ", which is not a tensor");
         KILN_CHECK(slot.dim >= 0 && slot.dim < static_cast<int>(tensor->shape().size()),
-              ErrorKind::kType,
-              where + ": shape variable " + slot.name + " is dimension " +
-                  std::to_string(slot.dim) + " of " + param + ", a " + tensor->Describe());
+                   ErrorKind::kType,
+                   where + ": shape variable " + slot.name + " is dimension " +
+                       std::to_string(slot.dim) + " of " + param + ", a " + tensor->Describe());
         packed[s].i = tensor->shape()[slot.dim];
         break;
       }
@@ -74,7 +75,7 @@ void CallKernel(KernelFunction kernel, const codegen::KernelSignature& signature
                 const std::vector<PackedValue>& packed) {
   int32_t code = kernel(packed.data(), static_cast<int32_t>(packed.size()));
   KILN_CHECK(code == 0, ErrorKind::kRuntime,
-        "kernel " + signature.symbol + " returned code " + std::to_string(code));
+             "kernel " + signature.symbol + " returned code " + std::to_string(code));
 }
 
 }  // namespace kiln::runtime

@@ -383,12 +383,13 @@ std::string DescribeRegion(const ParamRegion& region) {
 ir::HostTensor ExtractRegion(const ir::HostTensor& tensor, const std::vector<IndexRange>& ranges) {
   const std::vector<int64_t>& shape = tensor.shape();
   KILN_CHECK(ranges.size() == shape.size(), ErrorKind::kInternal,
-        "region of rank " + std::to_string(ranges.size()) + " for a " + tensor.Describe());
+             "region of rank " + std::to_string(ranges.size()) + " for a " + tensor.Describe());
   std::vector<int64_t> sub_shape;
   for (size_t d = 0; d < shape.size(); ++d) {
-    KILN_CHECK(0 <= ranges[d].begin && ranges[d].begin <= ranges[d].end && ranges[d].end <= shape[d],
-          ErrorKind::kInternal,
-          "region dimension " + std::to_string(d) + " is outside " + tensor.Describe());
+    KILN_CHECK(
+        0 <= ranges[d].begin && ranges[d].begin <= ranges[d].end && ranges[d].end <= shape[d],
+        ErrorKind::kInternal,
+        "region dimension " + std::to_string(d) + " is outside " + tensor.Describe());
     sub_shape.push_back(ranges[d].end - ranges[d].begin);
   }
   ir::HostTensor out(tensor.dtype(), sub_shape);

@@ -47,7 +47,7 @@ void SaveReference(const Reference& reference, const std::string& directory) {
   std::error_code ec;
   fs::create_directories(final_dir.parent_path(), ec);
   KILN_CHECK(!ec, ErrorKind::kIO,
-        "cannot create " + final_dir.parent_path().string() + ": " + ec.message());
+             "cannot create " + final_dir.parent_path().string() + ": " + ec.message());
   fs::path tmp = final_dir.string() + ".tmp-" + UniqueSuffix();
   fs::create_directory(tmp, ec);
   KILN_CHECK(!ec, ErrorKind::kIO, "cannot create " + tmp.string() + ": " + ec.message());
@@ -89,7 +89,7 @@ void SaveReference(const Reference& reference, const std::string& directory) {
     std::string reason = ec.message();
     fs::remove_all(tmp, ec);
     KILN_CHECK(exists, ErrorKind::kIO,
-          "cannot move the reference into " + final_dir.string() + ": " + reason);
+               "cannot move the reference into " + final_dir.string() + ": " + reason);
   }
 }
 

@@ -182,18 +182,19 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
   } else if (*cost <= options_.interpreter_budget) {
     interpret_all(CostText(*cost));
   } else if (!window) {
-    KILN_CHECK(*cost <= options_.interpreter_limit, ErrorKind::kUnsupported,
-          where + ": the reference interpreter would run " + CostText(*cost) + " (limit " +
-              CostText(options_.interpreter_limit) +
-              ") and no output of it can be checked on a window (no output written by a single "
-              "block indexed directly by one of its loops)");
+    KILN_CHECK(
+        *cost <= options_.interpreter_limit, ErrorKind::kUnsupported,
+        where + ": the reference interpreter would run " + CostText(*cost) + " (limit " +
+            CostText(options_.interpreter_limit) +
+            ") and no output of it can be checked on a window (no output written by a single "
+            "block indexed directly by one of its loops)");
     KILN_LOG_WARN("{}: no output window; interpreting all {} once", where, CostText(*cost));
     interpret_all(CostText(*cost) + ", no window possible");
   } else {
     KILN_CHECK(window->cost <= options_.interpreter_limit, ErrorKind::kUnsupported,
-          where + ": even the narrowest output window (" + window->description + ") needs " +
-              CostText(window->cost) + " of the reference interpreter (limit " +
-              CostText(options_.interpreter_limit) + ")");
+               where + ": even the narrowest output window (" + window->description + ") needs " +
+                   CostText(window->cost) + " of the reference interpreter (limit " +
+                   CostText(options_.interpreter_limit) + ")");
     // The trusted build: the unscheduled workload through the plain C path.
     std::unique_ptr<codegen::CodegenTarget> target = codegen::CreateTarget("c");
     GeneratedKernel kernel;
@@ -204,7 +205,7 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
     }
     BuildResult built = BuildCSource(kernel.source.code, options_.build);
     KILN_CHECK(built.ok, ErrorKind::kRuntime,
-          where + ": the trusted reference build failed: " + built.error);
+               where + ": the trusted reference build failed: " + built.error);
     SandboxOptions sandbox;
     sandbox.sandbox_path = options_.sandbox_path;
     sandbox.time_limit_s = options_.run_time_limit_s;
@@ -217,9 +218,9 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
     for (const ReferenceParam& p : reference.params) request.args.push_back(p.input);
     SandboxOutcome run = SandboxClient(sandbox).Run(std::move(request));
     KILN_CHECK(run.measure.ok(), ErrorKind::kRuntime,
-          where + ": the trusted reference build " +
-              std::string(MeasureErrorKindName(run.measure.error_kind)) + ": " +
-              run.measure.message);
+               where + ": the trusted reference build " +
+                   std::string(MeasureErrorKindName(run.measure.error_kind)) + ": " +
+                   run.measure.message);
 
     // The interpreter on the window, on the same inputs (`args` are still untouched).
     ir::Interpret(window->windowed, args);
@@ -228,27 +229,27 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
       const auto& interpreted = std::get<ir::HostTensor>(args[region.param_index]);
       auto it = run.outputs.find(region.param_index);
       KILN_CHECK(it != run.outputs.end(), ErrorKind::kInternal,
-            where + ": the trusted build returned no value for " + region.name);
+                 where + ": the trusted build returned no value for " + region.name);
       ir::HostTensor want = ExtractRegion(interpreted, region.ranges);
       CheckOutputs({want}, {ExtractRegion(it->second, region.ranges)}, check, std::nullopt,
                    {DescribeRegion(region)});
       KILN_CHECK(check.ok(), ErrorKind::kInternal,
-            where +
-                ": the plain C build of the unscheduled workload disagrees with the "
-                "reference interpreter on " +
-                window->description + ": " + check.message);
+                 where +
+                     ": the plain C build of the unscheduled workload disagrees with the "
+                     "reference interpreter on " +
+                     window->description + ": " + check.message);
     }
     for (size_t i = 0; i < reference.params.size(); ++i) {
       ReferenceParam& p = reference.params[i];
       if (p.input.kind != ArgSpec::Kind::kTensor) continue;
       auto it = run.outputs.find(static_cast<int>(i));
       KILN_CHECK(it != run.outputs.end(), ErrorKind::kInternal,
-            where + ": the trusted build returned no value for " + p.name);
+                 where + ": the trusted build returned no value for " + p.name);
       if (!p.written) {
         // An input must come back unchanged.
         CheckOutputs({p.input.tensor}, {it->second}, check, ir::Tolerance{0, 0}, {p.name});
         KILN_CHECK(check.ok(), ErrorKind::kInternal,
-              where + ": the trusted build changed its input: " + check.message);
+                   where + ": the trusted build changed its input: " + check.message);
       }
       p.expected = p.written ? it->second : p.input.tensor;
     }

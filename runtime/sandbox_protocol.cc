@@ -448,11 +448,11 @@ ir::HostTensor ReadTensorFile(const std::string& path, ir::DataType dtype,
   ir::HostTensor tensor(dtype, shape);
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   KILN_CHECK(in.is_open(), ErrorKind::kIO,
-        "cannot open tensor file " + path + ": " + std::strerror(errno));
+             "cannot open tensor file " + path + ": " + std::strerror(errno));
   std::streamoff size = in.tellg();
   KILN_CHECK(size == static_cast<std::streamoff>(tensor.nbytes()), ErrorKind::kIO,
-        "tensor file " + path + " holds " + std::to_string(size) + " bytes; a " +
-            tensor.Describe() + " needs " + std::to_string(tensor.nbytes()));
+             "tensor file " + path + " holds " + std::to_string(size) + " bytes; a " +
+                 tensor.Describe() + " needs " + std::to_string(tensor.nbytes()));
   in.seekg(0);
   in.read(static_cast<char*>(tensor.data()), static_cast<std::streamsize>(tensor.nbytes()));
   KILN_CHECK(in.good() || tensor.nbytes() == 0, ErrorKind::kIO, "cannot read tensor file " + path);

@@ -137,7 +137,7 @@ ProcessResult RunProcess(const ProcessOptions& options) {
   if (options.capture_output) {
     output.fd = memfd_create("kiln-process-output", MFD_CLOEXEC);
     KILN_CHECK(output.fd >= 0, ErrorKind::kIO,
-          std::string("memfd_create for process output: ") + std::strerror(errno));
+               std::string("memfd_create for process output: ") + std::strerror(errno));
   }
 
   posix_spawn_file_actions_t actions;
@@ -168,7 +168,8 @@ ProcessResult RunProcess(const ProcessOptions& options) {
   int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  KILN_CHECK(rc == 0, ErrorKind::kIO, "cannot start '" + options.argv[0] + "': " + std::strerror(rc));
+  KILN_CHECK(rc == 0, ErrorKind::kIO,
+             "cannot start '" + options.argv[0] + "': " + std::strerror(rc));
 
   ProcessResult result;
   result.pid = pid;

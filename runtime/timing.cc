@@ -58,13 +58,13 @@ BatchTimer HostBatchTimer(std::function<void()> run) {
 TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
                         const std::function<void()>& flush) {
   KILN_CHECK(config.number >= 1 && config.repeat >= 1 && config.warmup >= 0 &&
-            config.min_repeat_ms >= 0 && std::isfinite(config.min_repeat_ms),
-        ErrorKind::kParse,
-        "timing config: need number >= 1, repeat >= 1, warmup >= 0, min_repeat_ms >= 0; got "
-        "number " +
-            std::to_string(config.number) + ", repeat " + std::to_string(config.repeat) +
-            ", warmup " + std::to_string(config.warmup) + ", min_repeat_ms " +
-            std::to_string(config.min_repeat_ms));
+                 config.min_repeat_ms >= 0 && std::isfinite(config.min_repeat_ms),
+             ErrorKind::kParse,
+             "timing config: need number >= 1, repeat >= 1, warmup >= 0, min_repeat_ms >= 0; got "
+             "number " +
+                 std::to_string(config.number) + ", repeat " + std::to_string(config.repeat) +
+                 ", warmup " + std::to_string(config.warmup) + ", min_repeat_ms " +
+                 std::to_string(config.min_repeat_ms));
   auto do_flush = [&] {
     if (!config.flush_cache) return;
     if (flush) {
@@ -85,8 +85,8 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
       seconds = timer(result.number);
       ++result.batches;
       KILN_CHECK(std::isfinite(seconds) && seconds >= 0, ErrorKind::kRuntime,
-            "timer reported " + std::to_string(seconds) + " s for " +
-                std::to_string(result.number) + " runs");
+                 "timer reported " + std::to_string(seconds) + " s for " +
+                     std::to_string(result.number) + " runs");
       if (seconds >= min_seconds || result.number >= kMaxNumber) break;
       result.number = NextNumber(result.number, seconds, min_seconds);
     }

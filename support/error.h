@@ -36,9 +36,9 @@ class Error : public std::runtime_error {
 // Throws kiln::Error(kind, message) when `condition` is false. The message expression is
 // evaluated only then: the search rejects thousands of draws a minute, and a passing check
 // must not pay for formatting its message.
-#define KILN_CHECK(condition, kind, ...)                         \
-  do {                                                           \
-    if (!(condition)) [[unlikely]] {                             \
-      throw ::kiln::Error((kind), std::string(__VA_ARGS__));     \
-    }                                                            \
+#define KILN_CHECK(condition, kind, ...)                     \
+  do {                                                       \
+    if (!(condition)) [[unlikely]] {                         \
+      throw ::kiln::Error((kind), std::string(__VA_ARGS__)); \
+    }                                                        \
   } while (false)

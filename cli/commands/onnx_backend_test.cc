@@ -82,7 +82,7 @@ std::map<std::string, HostTensor> ReadInputs(const fs::path& data_set,
     onnx::NamedTensor t = onnx::ReadTensorProtoFile(files[i].string());
     std::string name = !t.name.empty() ? t.name : i < graph_inputs.size() ? graph_inputs[i] : "";
     KILN_CHECK(!name.empty(), ErrorKind::kParse,
-          files[i].string() + ": unnamed tensor beyond the model's graph inputs");
+               files[i].string() + ": unnamed tensor beyond the model's graph inputs");
     inputs[name] = t.value;
   }
   return inputs;
@@ -140,7 +140,7 @@ void RunAll(const fs::path& dir, const OnnxTestOptions& options, OnnxTestResult&
     for (size_t i = 0; i < imported.param_names.size(); ++i) {
       auto it = inputs.find(imported.param_names[i]);
       KILN_CHECK(it != inputs.end(), ErrorKind::kParse,
-            where + "no input for graph input '" + imported.param_names[i] + "'");
+                 where + "no input for graph input '" + imported.param_names[i] + "'");
       const auto* sinfo = (*main)->params.at(i).struct_info().as<ir::relax::TensorStructInfoNode>();
       args.push_back(Value::Tensor(sinfo ? AsDtype(it->second, sinfo->dtype) : it->second));
     }

@@ -125,7 +125,7 @@ class CEmitter : public CLikeEmitter {
   EmittedSource Run(const PrimFunc& f, const std::string& symbol) {
     function_name_ = f->name;
     KILN_CHECK(IsCIdentifier(symbol), ErrorKind::kInvalidIR,
-          "function " + f->name + ": kernel symbol '" + symbol + "' is not a C identifier");
+               "function " + f->name + ": kernel symbol '" + symbol + "' is not a C identifier");
     ReserveName(symbol);
     EmittedSource result;
     result.language = "c";
@@ -266,7 +266,7 @@ class CEmitter : public CLikeEmitter {
     DataType at = op->args[0].dtype();
     const std::string& name = op->op;
     KILN_CHECK(t.is_scalar() && at.is_scalar(), ErrorKind::kUnsupported,
-          "function " + function_name_ + ": " + name + " on vectors");
+               "function " + function_name_ + ": " + name + " on vectors");
     if (name == "isnan" || name == "isinf" || name == "isfinite") {
       return "(" + name + "(" + args[0] + ") != 0)";
     }
@@ -276,7 +276,7 @@ class CEmitter : public CLikeEmitter {
       return FinishArith(t, "abs(" + args[0] + ")");
     }
     KILN_CHECK(at.is_float() && t.is_float(), ErrorKind::kType,
-          "function " + function_name_ + ": " + name + " of " + at.ToString());
+               "function " + function_name_ + ": " + name + " of " + at.ToString());
     bool dbl = t.bits() == 64;
     std::string suffix = dbl ? "" : "f";
     std::string one = dbl ? "1.0" : "1.0f";
@@ -376,15 +376,17 @@ class CEmitter : public CLikeEmitter {
   }
 
   std::string PrintLoad(const BufferLoadNode* op) override {
-    KILN_CHECK(op->indices.size() == 1, ErrorKind::kInvalidIR,
-          "function " + function_name_ + ": load of " + op->buffer->name + " is not flattened");
+    KILN_CHECK(
+        op->indices.size() == 1, ErrorKind::kInvalidIR,
+        "function " + function_name_ + ": load of " + op->buffer->name + " is not flattened");
     std::string name = NameOf(op->buffer->data);
     DataType elem = op->buffer->dtype;
     if (op->dtype.is_vector()) {
       const auto* ramp = op->indices[0].as<RampNode>();
-      KILN_CHECK(ramp != nullptr && elem.is_scalar() && !Is16BitFloat(elem), ErrorKind::kUnsupported,
-            "function " + function_name_ + ": vector load of " + op->buffer->name +
-                " that is not a contiguous or strided " + elem.ToString() + " access");
+      KILN_CHECK(ramp != nullptr && elem.is_scalar() && !Is16BitFloat(elem),
+                 ErrorKind::kUnsupported,
+                 "function " + function_name_ + ": vector load of " + op->buffer->name +
+                     " that is not a contiguous or strided " + elem.ToString() + " access");
       std::string ptr = "(" + name + " + " + PrintExpr(ramp->base) + ")";
       if (IsConstInt(ramp->stride, 1)) return VectorAccess("vload", op->dtype) + "(" + ptr + ")";
       return VectorAccess("vgather", op->dtype) + "(" + ptr + ", (int64_t)" +
@@ -400,16 +402,18 @@ class CEmitter : public CLikeEmitter {
   }
 
   void EmitStore(const BufferStoreNode* op) override {
-    KILN_CHECK(op->indices.size() == 1, ErrorKind::kInvalidIR,
-          "function " + function_name_ + ": store to " + op->buffer->name + " is not flattened");
+    KILN_CHECK(
+        op->indices.size() == 1, ErrorKind::kInvalidIR,
+        "function " + function_name_ + ": store to " + op->buffer->name + " is not flattened");
     std::string name = NameOf(op->buffer->data);
     DataType elem = op->buffer->dtype;
     std::string value = PrintExpr(op->value);
     if (op->value.dtype().is_vector()) {
       const auto* ramp = op->indices[0].as<RampNode>();
-      KILN_CHECK(ramp != nullptr && elem.is_scalar() && !Is16BitFloat(elem), ErrorKind::kUnsupported,
-            "function " + function_name_ + ": vector store to " + op->buffer->name +
-                " that is not a contiguous or strided " + elem.ToString() + " access");
+      KILN_CHECK(ramp != nullptr && elem.is_scalar() && !Is16BitFloat(elem),
+                 ErrorKind::kUnsupported,
+                 "function " + function_name_ + ": vector store to " + op->buffer->name +
+                     " that is not a contiguous or strided " + elem.ToString() + " access");
       std::string ptr = "(" + name + " + " + PrintExpr(ramp->base) + ")";
       if (IsConstInt(ramp->stride, 1)) {
         Line() << VectorAccess("vstore", op->value.dtype()) << "(" << ptr << ", " << value
@@ -495,9 +499,10 @@ class CEmitter : public CLikeEmitter {
   }
 
   std::string VectorType(DataType t) {
-    KILN_CHECK(!t.is_bool() && !Is16BitFloat(t) && !t.is_handle() && (t.lanes() & (t.lanes() - 1)) == 0,
-          ErrorKind::kUnsupported,
-          "function " + function_name_ + ": no C vector type for " + t.ToString());
+    KILN_CHECK(
+        !t.is_bool() && !Is16BitFloat(t) && !t.is_handle() && (t.lanes() & (t.lanes() - 1)) == 0,
+        ErrorKind::kUnsupported,
+        "function " + function_name_ + ": no C vector type for " + t.ToString());
     std::string name = "kiln_" + t.ToString();
     NeedHelper(name, "typedef " + TypeName(t.element_of()) + " " + name +
                          " __attribute__((vector_size(" + std::to_string(t.bytes() * t.lanes()) +

@@ -76,7 +76,7 @@ class Flattener : public IRMutator {
     int lanes = 1;
     for (const Expr& index : indices) lanes = std::max(lanes, index.dtype().lanes());
     KILN_CHECK(lanes == 1, ErrorKind::kUnsupported,
-          "FlattenBuffers: vector index into " + buffer->name + " before flattening");
+               "FlattenBuffers: vector index into " + buffer->name + " before flattening");
     Expr flat;
     if (buffer->strides.empty()) {
       // Horner form: ((i0 * n1 + i1) * n2 + i2) ...
@@ -86,9 +86,9 @@ class Flattener : public IRMutator {
       }
     } else {
       KILN_CHECK(buffer->strides.size() == indices.size(), ErrorKind::kInvalidIR,
-            "FlattenBuffers: buffer " + buffer->name + " has " +
-                std::to_string(buffer->strides.size()) + " strides for " +
-                std::to_string(indices.size()) + " dimensions");
+                 "FlattenBuffers: buffer " + buffer->name + " has " +
+                     std::to_string(buffer->strides.size()) + " strides for " +
+                     std::to_string(indices.size()) + " dimensions");
       for (size_t k = 0; k < indices.size(); ++k) {
         Expr term = FoldMul(CastTo(index_type, indices[k]), CastTo(index_type, buffer->strides[k]));
         flat = flat.defined() ? FoldAdd(flat, term) : term;

@@ -14,7 +14,8 @@ class BlockLowerer : public IRMutator {
  public:
   Stmt VisitStmt_(const BlockRealizeNode* op) override {
     const BlockNode* block = op->block_node();
-    KILN_CHECK(block != nullptr, ErrorKind::kInvalidIR, "LowerBlocks: BlockRealize without a block");
+    KILN_CHECK(block != nullptr, ErrorKind::kInvalidIR,
+               "LowerBlocks: BlockRealize without a block");
     VarMap bindings;
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
       bindings[block->iter_vars[i].var.get()] = op->iter_values[i];

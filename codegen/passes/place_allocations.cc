@@ -38,7 +38,7 @@ class AccessCollector : public IRVisitor {
   void VisitStmt_(const BlockRealizeNode* op) override {
     const BlockNode* block = op->block_node();
     KILN_CHECK(block != nullptr, ErrorKind::kInvalidIR,
-          "PlaceAllocations: BlockRealize without a block");
+               "PlaceAllocations: BlockRealize without a block");
     for (const Buffer& b : block->alloc_buffers) placements[b.get()].owner = op;
     // The outermost enclosing loop this block reduces over.
     size_t reduce_limit = std::numeric_limits<size_t>::max();

@@ -22,7 +22,7 @@ int64_t AnnotationInt(const Annotations& annotations, const char* key, int64_t f
   if (it == annotations.end()) return fallback;
   auto v = AsConstInt(it->second);
   KILN_CHECK(v.has_value(), ErrorKind::kInvalidIR,
-        std::string("UnrollLoops: annotation ") + key + " must be an integer");
+             std::string("UnrollLoops: annotation ") + key + " must be an integer");
   return *v;
 }
 

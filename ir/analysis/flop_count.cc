@@ -81,12 +81,12 @@ double EstimateFlops(const PrimFunc& f, const std::map<std::string, int64_t>& di
   for (const Var& var : collector.vars) {
     auto it = dims.find(var.name());
     KILN_CHECK(it != dims.end(), ErrorKind::kInvalidIR,
-          f->name + ": no value given for shape variable '" + var.name() + "'");
+               f->name + ": no value given for shape variable '" + var.name() + "'");
     analyzer.Bind(var, IntImm(var.dtype(), it->second));
   }
   auto constant = AsConstInt(analyzer.Simplify(flops));
   KILN_CHECK(constant.has_value(), ErrorKind::kInternal,
-        f->name + ": the FLOP count did not fold to a constant with every variable bound");
+             f->name + ": the FLOP count did not fold to a constant with every variable bound");
   return static_cast<double>(*constant);
 }
 

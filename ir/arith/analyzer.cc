@@ -18,23 +18,23 @@ Analyzer::~Analyzer() = default;
 
 void Analyzer::Bind(const Var& var, const Range& range) {
   KILN_CHECK(var.defined() && range.min.defined() && range.extent.defined(), ErrorKind::kInvalidIR,
-        "Analyzer::Bind: undefined variable or range");
+             "Analyzer::Bind: undefined variable or range");
   impl_->facts.values.erase(var.get());
   impl_->facts.ranges[var.get()] = {var, range};
 }
 
 void Analyzer::Bind(const Var& var, const Expr& value) {
   KILN_CHECK(var.defined() && value.defined(), ErrorKind::kInvalidIR,
-        "Analyzer::Bind: undefined variable or value");
+             "Analyzer::Bind: undefined variable or value");
   KILN_CHECK(!UsesVar(value, var.get()), ErrorKind::kInvalidIR,
-        "Analyzer::Bind: the value bound to " + var.name() + " mentions it");
+             "Analyzer::Bind: the value bound to " + var.name() + " mentions it");
   impl_->facts.ranges.erase(var.get());
   impl_->facts.values[var.get()] = {var, value};
 }
 
 void Analyzer::EnterConstraint(const Expr& condition) {
   KILN_CHECK(condition.defined() && condition.dtype().is_bool(), ErrorKind::kInvalidIR,
-        "Analyzer::EnterConstraint: the condition must be a bool expression");
+             "Analyzer::EnterConstraint: the condition must be a bool expression");
   Expr simplified = Simplify(condition);
   impl_->facts.constraint_marks.push_back(impl_->facts.constraints.size());
   std::vector<Expr> pending{simplified};
@@ -52,7 +52,7 @@ void Analyzer::EnterConstraint(const Expr& condition) {
 
 void Analyzer::ExitConstraint() {
   KILN_CHECK(!impl_->facts.constraint_marks.empty(), ErrorKind::kInternal,
-        "Analyzer::ExitConstraint without a matching EnterConstraint");
+             "Analyzer::ExitConstraint without a matching EnterConstraint");
   impl_->facts.constraints.resize(impl_->facts.constraint_marks.back());
   impl_->facts.constraint_marks.pop_back();
 }

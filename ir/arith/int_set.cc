@@ -187,7 +187,7 @@ IntervalSet IntervalSet::FromRange(const Range& r) {
 
 Range IntervalSet::ToRange() const {
   KILN_CHECK(min.defined() && max.defined(), ErrorKind::kInvalidIR,
-        "IntervalSet::ToRange: the interval is unbounded");
+             "IntervalSet::ToRange: the interval is unbounded");
   if (is_single_point()) return Range{min, MakeIntConst(min.dtype(), 1)};
   Analyzer analyzer;
   return Range{min, analyzer.Simplify(Add(Sub(max, min), MakeIntConst(min.dtype(), 1)))};

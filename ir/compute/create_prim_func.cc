@@ -54,15 +54,16 @@ class Lowering {
     }
     for (const Var& v : VarsOf(param_shapes)) {
       KILN_CHECK(v.dtype().is_int(), ErrorKind::kType,
-            what_ + ": shape variable " + v.name() + " is not an integer");
+                 what_ + ": shape variable " + v.name() + " is not an integer");
       shape_vars_.insert(v.get());
     }
     std::unordered_set<const VarNode*> scalar_set;
     for (const Var& v : scalars_) {
-      KILN_CHECK(v.defined() && v.dtype().is_scalar() && !v.dtype().is_handle() && !v.dtype().is_void(),
-            ErrorKind::kType, what_ + ": a scalar parameter is not a scalar variable");
+      KILN_CHECK(
+          v.defined() && v.dtype().is_scalar() && !v.dtype().is_handle() && !v.dtype().is_void(),
+          ErrorKind::kType, what_ + ": a scalar parameter is not a scalar variable");
       KILN_CHECK(scalar_set.insert(v.get()).second, ErrorKind::kInvalidIR,
-            what_ + ": scalar parameter " + v.name() + " is passed twice");
+                 what_ + ": scalar parameter " + v.name() + " is passed twice");
       params.push_back(v);
       shape_vars_.insert(v.get());
     }
@@ -77,7 +78,7 @@ class Lowering {
       nests.push_back(LowerStage(stage));
     }
     KILN_CHECK(!nests.empty(), ErrorKind::kInvalidIR,
-          what_ + ": no argument is a compute stage, so there is nothing to compute");
+               what_ + ": no argument is a compute stage, so there is nothing to compute");
 
     auto root = std::make_shared<BlockNode>();
     root->name = "root";
@@ -96,9 +97,9 @@ class Lowering {
     KILN_CHECK(!name_.empty(), ErrorKind::kInvalidIR, "CreatePrimFunc: empty function name");
     for (size_t i = 0; i < args_.size(); ++i) {
       KILN_CHECK(args_[i].defined(), ErrorKind::kInvalidIR,
-            what_ + ": argument " + std::to_string(i) + " is undefined");
+                 what_ + ": argument " + std::to_string(i) + " is undefined");
       KILN_CHECK(arg_set_.insert(args_[i].get()).second, ErrorKind::kInvalidIR,
-            what_ + ": tensor " + args_[i].name() + " is passed twice");
+                 what_ + ": tensor " + args_[i].name() + " is passed twice");
     }
   }
 
@@ -106,14 +107,14 @@ class Lowering {
   void Visit(const Tensor& t, const Tensor* user) {
     if (t.is_placeholder()) {
       KILN_CHECK(IsArg(t), ErrorKind::kInvalidIR,
-            what_ + ": stage " + (user ? user->name() : std::string("?")) + " loads placeholder " +
-                t.name() + ", which is not an argument");
+                 what_ + ": stage " + (user ? user->name() : std::string("?")) +
+                     " loads placeholder " + t.name() + ", which is not an argument");
       return;
     }
     auto it = visited_.find(t.get());
     if (it != visited_.end()) {
       KILN_CHECK(it->second, ErrorKind::kInvalidIR,
-            what_ + ": stage " + t.name() + " depends on itself (a cycle)");
+                 what_ + ": stage " + t.name() + " depends on itself (a cycle)");
       return;
     }
     visited_[t.get()] = false;
@@ -127,7 +128,7 @@ class Lowering {
     auto check = [&](const Tensor& t) {
       auto [it, inserted] = names.emplace(t.name(), t.get());
       KILN_CHECK(inserted || it->second == t.get(), ErrorKind::kInvalidIR,
-            what_ + ": two tensors are named " + t.name());
+                 what_ + ": two tensors are named " + t.name());
     };
     for (const Tensor& t : args_) check(t);
     for (const Tensor& t : order_) check(t);

@@ -45,20 +45,21 @@ Expr MakeReducer(ReduceKind kind, Expr source, std::vector<IterVar> axes, Expr w
   KILN_CHECK(source.defined(), ErrorKind::kInvalidIR, what + ": undefined source");
   DataType dtype = source.dtype();
   KILN_CHECK(dtype.is_scalar() &&
-            (dtype.is_float() || dtype.is_int() || dtype.is_uint() ||
-             (dtype.is_bool() && (kind == ReduceKind::kMax || kind == ReduceKind::kMin))),
-        ErrorKind::kType, what + ": cannot reduce values of dtype " + dtype.ToString());
+                 (dtype.is_float() || dtype.is_int() || dtype.is_uint() ||
+                  (dtype.is_bool() && (kind == ReduceKind::kMax || kind == ReduceKind::kMin))),
+             ErrorKind::kType, what + ": cannot reduce values of dtype " + dtype.ToString());
   KILN_CHECK(!axes.empty(), ErrorKind::kInvalidIR, what + ": no reduce axes");
   KILN_CHECK(!where.defined() || (where.dtype().is_bool() && where.dtype().is_scalar()),
-        ErrorKind::kType, what + ": the condition is not a scalar bool");
+             ErrorKind::kType, what + ": the condition is not a scalar bool");
   std::vector<Expr> args = {std::move(source), where.defined() ? std::move(where) : BoolImm(true)};
   for (size_t a = 0; a < axes.size(); ++a) {
     const IterVar& axis = axes[a];
-    KILN_CHECK(axis.var.defined() && axis.kind == IterKind::kReduce, ErrorKind::kInvalidIR,
-          what + ": axis " + std::to_string(a) + " is not a reduce axis (make it with ReduceAxis)");
+    KILN_CHECK(
+        axis.var.defined() && axis.kind == IterKind::kReduce, ErrorKind::kInvalidIR,
+        what + ": axis " + std::to_string(a) + " is not a reduce axis (make it with ReduceAxis)");
     for (size_t b = 0; b < a; ++b) {
       KILN_CHECK(!axes[b].var.same_as(axis.var), ErrorKind::kInvalidIR,
-            what + ": reduce axis " + axis.var.name() + " is listed twice");
+                 what + ": reduce axis " + axis.var.name() + " is listed twice");
     }
     args.push_back(axis.var);
     args.push_back(axis.dom.min);
@@ -101,15 +102,15 @@ IterVar ReduceAxis(Expr extent, std::string name) {
 
 IterVar ReduceAxis(Range dom, std::string name) {
   KILN_CHECK(dom.min.defined() && dom.extent.defined(), ErrorKind::kInvalidIR,
-        "ReduceAxis " + name + ": undefined domain");
+             "ReduceAxis " + name + ": undefined domain");
   KILN_CHECK(dom.extent.dtype().is_int() && dom.extent.dtype().is_scalar() &&
-            dom.min.dtype() == dom.extent.dtype(),
-        ErrorKind::kType,
-        "ReduceAxis " + name + ": the domain must be scalar integers of one dtype, got " +
-            dom.min.dtype().ToString() + " and " + dom.extent.dtype().ToString());
+                 dom.min.dtype() == dom.extent.dtype(),
+             ErrorKind::kType,
+             "ReduceAxis " + name + ": the domain must be scalar integers of one dtype, got " +
+                 dom.min.dtype().ToString() + " and " + dom.extent.dtype().ToString());
   auto extent = AsConstInt(dom.extent);
   KILN_CHECK(!extent || *extent > 0, ErrorKind::kInvalidIR,
-        "ReduceAxis " + name + ": the extent must be positive");
+             "ReduceAxis " + name + ": the extent must be positive");
   DataType dtype = dom.extent.dtype();
   return IterVar{Var(std::move(name), dtype), std::move(dom), IterKind::kReduce};
 }
@@ -128,7 +129,8 @@ Expr Prod(Expr source, std::vector<IterVar> axes, Expr where) {
 }
 
 Expr MinValue(DataType dtype) {
-  KILN_CHECK(dtype.is_scalar(), ErrorKind::kType, "MinValue: " + dtype.ToString() + " is not scalar");
+  KILN_CHECK(dtype.is_scalar(), ErrorKind::kType,
+             "MinValue: " + dtype.ToString() + " is not scalar");
   if (dtype.is_bool()) return BoolImm(false);
   if (dtype.is_float()) {
     if (dtype.code() == DataType::Code::kBFloat) return FloatImm(dtype, -0x1.fep127);
@@ -145,7 +147,8 @@ Expr MinValue(DataType dtype) {
 }
 
 Expr MaxValue(DataType dtype) {
-  KILN_CHECK(dtype.is_scalar(), ErrorKind::kType, "MaxValue: " + dtype.ToString() + " is not scalar");
+  KILN_CHECK(dtype.is_scalar(), ErrorKind::kType,
+             "MaxValue: " + dtype.ToString() + " is not scalar");
   if (dtype.is_bool()) return BoolImm(true);
   if (dtype.is_float()) {
     if (dtype.code() == DataType::Code::kBFloat) return FloatImm(dtype, 0x1.fep127);
@@ -197,7 +200,7 @@ std::optional<Reduction> AsReduction(const Expr& e) {
   auto kind = KindOfOp(call->op);
   if (!kind) return std::nullopt;
   KILN_CHECK(call->args.size() >= 5 && (call->args.size() - 2) % 3 == 0, ErrorKind::kInternal,
-        "malformed reducer " + call->op);
+             "malformed reducer " + call->op);
   Reduction r;
   r.kind = *kind;
   r.source = call->args[0];

@@ -53,11 +53,11 @@ class LoadedBuffers : public IRVisitor {
 void CheckShape(const std::string& what, const std::vector<Expr>& shape) {
   for (size_t d = 0; d < shape.size(); ++d) {
     KILN_CHECK(shape[d].defined() && shape[d].dtype().is_int() && shape[d].dtype().is_scalar(),
-          ErrorKind::kType,
-          what + ": dimension " + std::to_string(d) + " of the shape is not a scalar integer");
+               ErrorKind::kType,
+               what + ": dimension " + std::to_string(d) + " of the shape is not a scalar integer");
     auto value = AsConstInt(shape[d]);
     KILN_CHECK(!value || *value >= 0, ErrorKind::kType,
-          what + ": dimension " + std::to_string(d) + " of the shape is negative");
+               what + ": dimension " + std::to_string(d) + " of the shape is negative");
   }
 }
 
@@ -73,8 +73,8 @@ bool Tensor::is_placeholder() const { return ptr_->is_placeholder; }
 Expr Tensor::operator()(const std::vector<Expr>& indices) const {
   KILN_CHECK(defined(), ErrorKind::kInvalidIR, "load from an undefined tensor");
   KILN_CHECK(indices.size() == ndim(), ErrorKind::kType,
-        "tensor " + name() + " has " + std::to_string(ndim()) + " dimensions but is indexed with " +
-            std::to_string(indices.size()) + " indices");
+             "tensor " + name() + " has " + std::to_string(ndim()) +
+                 " dimensions but is indexed with " + std::to_string(indices.size()) + " indices");
   for (size_t d = 0; d < indices.size(); ++d) {
     KILN_CHECK(
         indices[d].defined() && indices[d].dtype().is_integral() && indices[d].dtype().is_scalar(),
@@ -93,8 +93,9 @@ Expr Tensor::operator()(const std::vector<Var>& indices) const {
 Tensor Placeholder(std::string name, std::vector<Expr> shape, DataType dtype) {
   KILN_CHECK(!name.empty(), ErrorKind::kInvalidIR, "Placeholder: empty name");
   CheckShape("placeholder " + name, shape);
-  KILN_CHECK(dtype.is_scalar() && !dtype.is_handle() && !dtype.is_void(), ErrorKind::kType,
-        "placeholder " + name + ": dtype " + dtype.ToString() + " is not a scalar element type");
+  KILN_CHECK(
+      dtype.is_scalar() && !dtype.is_handle() && !dtype.is_void(), ErrorKind::kType,
+      "placeholder " + name + ": dtype " + dtype.ToString() + " is not a scalar element type");
   auto node = std::make_shared<TensorNode>();
   node->name = name;
   node->buffer = DeclBuffer(std::move(name), dtype, std::move(shape));
@@ -105,8 +106,8 @@ Tensor Placeholder(std::string name, std::vector<Expr> shape, DataType dtype) {
 namespace detail {
 void CheckArity(const std::string& name, size_t arity, size_t ndim) {
   KILN_CHECK(arity == ndim, ErrorKind::kType,
-        "Compute " + name + ": the index function takes " + std::to_string(arity) +
-            " indices but the shape has " + std::to_string(ndim) + " dimensions");
+             "Compute " + name + ": the index function takes " + std::to_string(arity) +
+                 " indices but the shape has " + std::to_string(ndim) + " dimensions");
 }
 
 bool IsStageIndexOver(const Expr& index, const Expr& extent) {
@@ -131,8 +132,8 @@ Tensor ComputeStage(std::vector<Expr> shape, const IndexFunction& fn, std::strin
   KILN_CHECK(static_cast<bool>(fn), ErrorKind::kInvalidIR, what + ": no index function");
   CheckShape(what, shape);
   KILN_CHECK(axis_names.empty() || axis_names.size() == shape.size(), ErrorKind::kInvalidIR,
-        what + ": " + std::to_string(axis_names.size()) + " axis names for " +
-            std::to_string(shape.size()) + " dimensions");
+             what + ": " + std::to_string(axis_names.size()) + " axis names for " +
+                 std::to_string(shape.size()) + " dimensions");
 
   auto node = std::make_shared<TensorNode>();
   node->name = name;
@@ -150,26 +151,27 @@ Tensor ComputeStage(std::vector<Expr> shape, const IndexFunction& fn, std::strin
     ScopedLoadLog scope(&log);
     value = fn(node->axis);
   }
-  KILN_CHECK(value.defined(), ErrorKind::kInvalidIR, what + ": the index function returned nothing");
+  KILN_CHECK(value.defined(), ErrorKind::kInvalidIR,
+             what + ": the index function returned nothing");
 
   LoadedBuffers loads;
   DataType dtype = value.dtype();
   if (auto reduction = AsReduction(value)) {
     KILN_CHECK(!ContainsReduction(reduction->source) &&
-              (!reduction->condition.defined() || !ContainsReduction(reduction->condition)),
-          ErrorKind::kInvalidIR, what + ": a reducer inside a reducer");
+                   (!reduction->condition.defined() || !ContainsReduction(reduction->condition)),
+               ErrorKind::kInvalidIR, what + ": a reducer inside a reducer");
     dtype = reduction->source.dtype();
     loads.VisitExpr(reduction->source);
     if (reduction->condition.defined()) loads.VisitExpr(reduction->condition);
     node->reduction = std::move(*reduction);
   } else {
     KILN_CHECK(!ContainsReduction(value), ErrorKind::kInvalidIR,
-          what + ": a reducer (Sum, Max, Min, Prod) must be the whole value of its stage");
+               what + ": a reducer (Sum, Max, Min, Prod) must be the whole value of its stage");
     node->body = value;
     loads.VisitExpr(value);
   }
   KILN_CHECK(dtype.is_scalar() && !dtype.is_handle() && !dtype.is_void(), ErrorKind::kType,
-        what + ": the value's dtype " + dtype.ToString() + " is not a scalar element type");
+             what + ": the value's dtype " + dtype.ToString() + " is not a scalar element type");
 
   for (const Buffer& buffer : loads.buffers) {
     const Tensor* found = nullptr;
@@ -177,8 +179,8 @@ Tensor ComputeStage(std::vector<Expr> shape, const IndexFunction& fn, std::strin
       if (t.buffer().same_as(buffer)) found = &t;
     }
     KILN_CHECK(found != nullptr, ErrorKind::kInvalidIR,
-          what + ": loads buffer " + buffer->name +
-              ", which was not loaded through a Tensor inside the index function");
+               what + ": loads buffer " + buffer->name +
+                   ", which was not loaded through a Tensor inside the index function");
     node->inputs.push_back(*found);
   }
   node->buffer = DeclBuffer(std::move(name), dtype, std::move(shape));

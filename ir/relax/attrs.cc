@@ -90,8 +90,9 @@ const T& Get(const Attrs& attrs, const std::string& name, AttrType type) {
   const AttrValue* v = attrs.Find(name);
   KILN_CHECK(v != nullptr, ErrorKind::kInternal, "attribute '" + name + "' is missing");
   const T* p = std::get_if<T>(v);
-  KILN_CHECK(p != nullptr, ErrorKind::kInternal,
-        "attribute '" + name + "' is " + AttrTypeName(TypeOf(*v)) + ", not " + AttrTypeName(type));
+  KILN_CHECK(
+      p != nullptr, ErrorKind::kInternal,
+      "attribute '" + name + "' is " + AttrTypeName(TypeOf(*v)) + ", not " + AttrTypeName(type));
   return *p;
 }
 

@@ -95,8 +95,8 @@ void CheckNoDataflowVar(const Expr& e, const std::string& where) {
   if (!e.defined()) return;
   if (const auto* v = e.as<VarNode>()) {
     KILN_CHECK(e.kind() != ExprKind::kDataflowVar, ErrorKind::kInvalidIR,
-          where + ": dataflow variable " + v->name +
-              " is used outside its dataflow block; emit it with EmitOutput");
+               where + ": dataflow variable " + v->name +
+                   " is used outside its dataflow block; emit it with EmitOutput");
     return;
   }
   if (const auto* t = e.as<TupleNode>()) {
@@ -115,16 +115,16 @@ BlockBuilder::BlockBuilder(IRModule module) : module_(std::move(module)) {}
 
 void BlockBuilder::RequireFunction(const char* what) const {
   KILN_CHECK(in_function_, ErrorKind::kInvalidIR,
-        std::string("BlockBuilder::") + what + ": no function is being built");
+             std::string("BlockBuilder::") + what + ": no function is being built");
 }
 
 void BlockBuilder::BeginFunction(const std::string& name, std::vector<Var> params, Attrs attrs) {
   KILN_CHECK(!in_function_, ErrorKind::kInvalidIR,
-        "BlockBuilder::BeginFunction(" + name + "): function " + func_name_ +
-            " is still being built");
+             "BlockBuilder::BeginFunction(" + name + "): function " + func_name_ +
+                 " is still being built");
   for (const Var& p : params) {
     KILN_CHECK(p.defined() && !p.is_dataflow(), ErrorKind::kInvalidIR,
-          "BlockBuilder::BeginFunction(" + name + "): parameters must be non-dataflow Vars");
+               "BlockBuilder::BeginFunction(" + name + "): parameters must be non-dataflow Vars");
   }
   in_function_ = true;
   in_dataflow_ = false;
@@ -140,9 +140,9 @@ void BlockBuilder::BeginFunction(const std::string& name, std::vector<Var> param
 GlobalVar BlockBuilder::EndFunction(const Expr& result, StructInfo ret) {
   RequireFunction("EndFunction");
   KILN_CHECK(!in_dataflow_, ErrorKind::kInvalidIR,
-        "BlockBuilder::EndFunction(" + func_name_ + "): a dataflow block is still open");
+             "BlockBuilder::EndFunction(" + func_name_ + "): a dataflow block is still open");
   KILN_CHECK(result.defined(), ErrorKind::kInvalidIR,
-        "BlockBuilder::EndFunction(" + func_name_ + "): undefined result");
+             "BlockBuilder::EndFunction(" + func_name_ + "): undefined result");
   CheckNoDataflowVar(result, "function " + func_name_ + " result");
   std::string name = module_.UniqueName(func_name_);
   Attrs attrs = func_attrs_;
@@ -171,13 +171,14 @@ GlobalVar BlockBuilder::EndFunction(const Expr& result, StructInfo ret) {
 void BlockBuilder::BeginDataflow() {
   RequireFunction("BeginDataflow");
   KILN_CHECK(!in_dataflow_, ErrorKind::kInvalidIR,
-        "BlockBuilder::BeginDataflow: dataflow blocks do not nest");
+             "BlockBuilder::BeginDataflow: dataflow blocks do not nest");
   in_dataflow_ = true;
   blocks_.push_back(BindingBlock{{}, true});
 }
 
 void BlockBuilder::EndDataflow() {
-  KILN_CHECK(in_dataflow_, ErrorKind::kInvalidIR, "BlockBuilder::EndDataflow: no dataflow block open");
+  KILN_CHECK(in_dataflow_, ErrorKind::kInvalidIR,
+             "BlockBuilder::EndDataflow: no dataflow block open");
   in_dataflow_ = false;
 }
 
@@ -191,9 +192,9 @@ std::string BlockBuilder::FreshName(const std::string& hint) {
 void BlockBuilder::CheckBindable(const Expr& value, const char* what) const {
   RequireFunction(what);
   KILN_CHECK(value.defined(), ErrorKind::kInvalidIR,
-        std::string("BlockBuilder::") + what + ": undefined value");
+             std::string("BlockBuilder::") + what + ": undefined value");
   KILN_CHECK(value.as<SeqExprNode>() == nullptr, ErrorKind::kInvalidIR,
-        std::string("BlockBuilder::") + what + ": cannot bind a SeqExpr");
+             std::string("BlockBuilder::") + what + ": cannot bind a SeqExpr");
   if (!in_dataflow_) CheckNoDataflowVar(value, std::string("BlockBuilder::") + what);
 }
 
@@ -230,7 +231,7 @@ Var BlockBuilder::Emit(const Expr& value, const std::string& name_hint) {
 Var BlockBuilder::EmitOutput(const Expr& value, const std::string& name_hint) {
   RequireFunction("EmitOutput");
   KILN_CHECK(in_dataflow_, ErrorKind::kInvalidIR,
-        "BlockBuilder::EmitOutput: only inside a dataflow block (use Emit outside)");
+             "BlockBuilder::EmitOutput: only inside a dataflow block (use Emit outside)");
   CheckBindable(value, "EmitOutput");
   Expr normalized = Normalize(value);
   return Bind(Binding{}, normalized, false, FreshName(name_hint.empty() ? "gv" : name_hint),
@@ -257,7 +258,7 @@ GlobalVar BlockBuilder::AddFunction(const std::string& name_hint, ir::PrimFunc f
 
 IRModule BlockBuilder::Finalize() const {
   KILN_CHECK(!in_function_, ErrorKind::kInvalidIR,
-        "BlockBuilder::Finalize: function " + func_name_ + " is still being built");
+             "BlockBuilder::Finalize: function " + func_name_ + " is still being built");
   return module_;
 }
 

@@ -471,8 +471,8 @@ Var SymbolicDim(std::string name) { return Var(std::move(name), DataType::Int(64
 
 Expr ToDim(const Expr& e) {
   KILN_CHECK(e.defined() && e.dtype().is_integral() && e.dtype().is_scalar(), ErrorKind::kType,
-        "shape dim must be a scalar integer expression, got " +
-            (e.defined() ? e.dtype().ToString() + " " + Print(e) : std::string("nothing")));
+             "shape dim must be a scalar integer expression, got " +
+                 (e.defined() ? e.dtype().ToString() + " " + Print(e) : std::string("nothing")));
   if (e.dtype() == DataType::Int(64)) return e;
   if (auto v = AsConstInt(e)) return DimConst(*v);
   return Cast(DataType::Int(64), e);

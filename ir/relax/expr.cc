@@ -52,7 +52,7 @@ Var::Var(std::string name, StructInfo struct_info)
 
 Var::Var(std::shared_ptr<const ExprNode> ptr) : Expr(std::move(ptr)) {
   KILN_CHECK(ptr_ == nullptr || VarNode::Matches(ptr_->kind), ErrorKind::kInternal,
-        "relax::Var handle made from a non-Var expression");
+             "relax::Var handle made from a non-Var expression");
 }
 
 Var DataflowVar(std::string name, StructInfo struct_info) {
@@ -66,21 +66,21 @@ GlobalVar::GlobalVar(std::string name, StructInfo struct_info)
 
 Function::Function(std::shared_ptr<const ExprNode> ptr) : Expr(std::move(ptr)) {
   KILN_CHECK(ptr_ == nullptr || ptr_->kind == ExprKind::kFunction, ErrorKind::kInternal,
-        "relax::Function handle made from another expression");
+             "relax::Function handle made from another expression");
 }
 
 Binding VarBinding(Var var, Expr value) {
   KILN_CHECK(var.defined() && value.defined(), ErrorKind::kInvalidIR,
-        "binding: undefined variable or value");
+             "binding: undefined variable or value");
   return Binding{std::move(var), std::move(value), StructInfo()};
 }
 
 Binding MatchCast(Var var, Expr value, StructInfo pattern) {
   KILN_CHECK(var.defined() && value.defined() && pattern.defined(), ErrorKind::kInvalidIR,
-        "match_cast: undefined variable, value or pattern");
+             "match_cast: undefined variable, value or pattern");
   KILN_CHECK(CanMatch(pattern, value.struct_info()), ErrorKind::kType,
-        "match_cast of " + var.name() + ": a value of " + value.struct_info().ToString() +
-            " can never match " + pattern.ToString());
+             "match_cast of " + var.name() + ": a value of " + value.struct_info().ToString() +
+                 " can never match " + pattern.ToString());
   return Binding{std::move(var), std::move(value), std::move(pattern)};
 }
 
@@ -106,10 +106,10 @@ Expr TupleGetItem(Expr tuple, int index) {
   CheckDefined(tuple, "TupleGetItem");
   const auto* t = tuple.struct_info().as<TupleStructInfoNode>();
   KILN_CHECK(t != nullptr, ErrorKind::kType,
-        "TupleGetItem: expected a tuple, got " + tuple.struct_info().ToString());
+             "TupleGetItem: expected a tuple, got " + tuple.struct_info().ToString());
   KILN_CHECK(index >= 0 && static_cast<size_t>(index) < t->fields.size(), ErrorKind::kType,
-        "TupleGetItem: index " + std::to_string(index) + " is out of range for a tuple of " +
-            std::to_string(t->fields.size()));
+             "TupleGetItem: index " + std::to_string(index) + " is out of range for a tuple of " +
+                 std::to_string(t->fields.size()));
   StructInfo s = t->fields[index];
   return Expr(std::make_shared<const TupleGetItemNode>(std::move(tuple), index, std::move(s)));
 }
@@ -122,7 +122,7 @@ Expr ShapeExpr(std::vector<PrimExpr> values) {
 
 Expr PrimValue(PrimExpr value) {
   KILN_CHECK(value.defined() && value.dtype().is_scalar(), ErrorKind::kType,
-        "R.prim_value: needs a scalar expression");
+             "R.prim_value: needs a scalar expression");
   StructInfo s = value.dtype().is_integral() && !value.dtype().is_bool()
                      ? PrimStructInfo(value)
                      : PrimStructInfo(value.dtype());
@@ -150,15 +150,15 @@ Function MakeFunction(std::vector<Var> params, Expr body, StructInfo ret, Attrs 
   }
   if (ret.defined()) {
     KILN_CHECK(CanMatch(ret, body.struct_info()), ErrorKind::kType,
-          name + ": body is " + body.struct_info().ToString() +
-              ", which cannot be the declared return " + ret.ToString());
+               name + ": body is " + body.struct_info().ToString() +
+                   ", which cannot be the declared return " + ret.ToString());
   } else {
     ret = body.struct_info();
   }
   std::vector<StructInfo> param_infos;
   for (const Var& p : params) {
     KILN_CHECK(p.defined() && !p.is_dataflow(), ErrorKind::kInvalidIR,
-          name + ": a parameter must be a (non-dataflow) Var");
+               name + ": a parameter must be a (non-dataflow) Var");
     param_infos.push_back(p.struct_info());
   }
   auto node = std::make_shared<FunctionNode>(FuncStructInfo(std::move(param_infos), ret));
@@ -175,17 +175,19 @@ Expr CallFunction(Expr callee, std::vector<Expr> args) {
                      : callee.as<VarNode>()     ? callee.as<VarNode>()->name
                                                 : ExprKindName(callee.kind());
   const auto* f = callee.struct_info().as<FuncStructInfoNode>();
-  KILN_CHECK(f != nullptr, ErrorKind::kType,
-        "call of " + name + ": not a Relax function (" + callee.struct_info().ToString() + ")");
+  KILN_CHECK(
+      f != nullptr, ErrorKind::kType,
+      "call of " + name + ": not a Relax function (" + callee.struct_info().ToString() + ")");
   KILN_CHECK(f->params.size() == args.size(), ErrorKind::kType,
-        "call of " + name + ": takes " + std::to_string(f->params.size()) + " arguments, got " +
-            std::to_string(args.size()));
+             "call of " + name + ": takes " + std::to_string(f->params.size()) +
+                 " arguments, got " + std::to_string(args.size()));
   DimBindings bindings;
   for (size_t i = 0; i < args.size(); ++i) {
     CheckDefined(args[i], "call of " + name);
     KILN_CHECK(CanMatch(f->params[i], args[i].struct_info()), ErrorKind::kType,
-          "call of " + name + ": argument " + std::to_string(i) + " is " +
-              args[i].struct_info().ToString() + ", the parameter is " + f->params[i].ToString());
+               "call of " + name + ": argument " + std::to_string(i) + " is " +
+                   args[i].struct_info().ToString() + ", the parameter is " +
+                   f->params[i].ToString());
     BindSymbolicDims(f->params[i], args[i].struct_info(), bindings);
   }
   auto node = std::make_shared<CallNode>(SubstituteDims(f->ret, bindings));

@@ -38,7 +38,7 @@ IRModule::Entry* IRModule::Find(const std::string& name) {
 GlobalVar IRModule::AddEntry(const std::string& name, BaseFunc func) {
   KILN_CHECK(!name.empty(), ErrorKind::kInvalidIR, "IRModule: a function needs a name");
   KILN_CHECK(!Contains(name), ErrorKind::kInvalidIR,
-        "IRModule: a function named '" + name + "' already exists");
+             "IRModule: a function named '" + name + "' already exists");
   CheckDefined(name, func);
   GlobalVar gvar = MakeGlobalVar(name, func);
   entries_.push_back(Entry{name, gvar, std::move(func)});
@@ -66,7 +66,8 @@ GlobalVar IRModule::Update(const std::string& name, BaseFunc func) {
 void IRModule::Remove(const std::string& name) {
   auto it = std::find_if(entries_.begin(), entries_.end(),
                          [&](const Entry& e) { return e.name == name; });
-  KILN_CHECK(it != entries_.end(), ErrorKind::kInvalidIR, "IRModule: no function named '" + name + "'");
+  KILN_CHECK(it != entries_.end(), ErrorKind::kInvalidIR,
+             "IRModule: no function named '" + name + "'");
   entries_.erase(it);
 }
 

@@ -137,7 +137,7 @@ StructInfo ShapeStructInfo(std::vector<PrimExpr> values) {
 
 StructInfo ShapeStructInfo(int ndim) {
   KILN_CHECK(ndim >= kUnknownNDim, ErrorKind::kType,
-        "R.Shape: ndim must be >= -1, got " + std::to_string(ndim));
+             "R.Shape: ndim must be >= -1, got " + std::to_string(ndim));
   auto n = std::make_shared<ShapeStructInfoNode>();
   n->ndim = ndim;
   return StructInfo(std::move(n));
@@ -147,10 +147,11 @@ StructInfo TensorStructInfo(std::vector<PrimExpr> shape, DataType dtype) {
   shape = SimplifyDims(std::move(shape));
   for (size_t i = 0; i < shape.size(); ++i) {
     KILN_CHECK(shape[i].defined(), ErrorKind::kType,
-          "R.Tensor: dim " + std::to_string(i) + " is undefined");
+               "R.Tensor: dim " + std::to_string(i) + " is undefined");
     auto v = AsConstInt(shape[i]);
-    KILN_CHECK(!v || *v >= 0, ErrorKind::kType,
-          "R.Tensor: dim " + std::to_string(i) + " of " + DimsToString(shape) + " is negative");
+    KILN_CHECK(
+        !v || *v >= 0, ErrorKind::kType,
+        "R.Tensor: dim " + std::to_string(i) + " of " + DimsToString(shape) + " is negative");
   }
   auto n = std::make_shared<TensorStructInfoNode>();
   n->dtype = dtype;
@@ -161,13 +162,14 @@ StructInfo TensorStructInfo(std::vector<PrimExpr> shape, DataType dtype) {
 
 StructInfo TensorStructInfo(std::vector<PrimExpr> shape, std::string_view dtype) {
   auto t = DataType::Parse(dtype);
-  KILN_CHECK(t.has_value(), ErrorKind::kType, "R.Tensor: unknown dtype \"" + std::string(dtype) + "\"");
+  KILN_CHECK(t.has_value(), ErrorKind::kType,
+             "R.Tensor: unknown dtype \"" + std::string(dtype) + "\"");
   return TensorStructInfo(std::move(shape), *t);
 }
 
 StructInfo TensorStructInfo(DataType dtype, int ndim) {
   KILN_CHECK(ndim >= kUnknownNDim, ErrorKind::kType,
-        "R.Tensor: ndim must be >= -1, got " + std::to_string(ndim));
+             "R.Tensor: ndim must be >= -1, got " + std::to_string(ndim));
   auto n = std::make_shared<TensorStructInfoNode>();
   n->dtype = dtype;
   n->ndim = ndim;

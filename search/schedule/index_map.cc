@@ -40,10 +40,10 @@ IndexMap IndexMap::FromFunction(size_t ndim,
   for (const Var& p : map.params) own.insert(p.get());
   for (const Expr& e : map.results) {
     KILN_CHECK(e.defined() && e.dtype().is_int() && e.dtype().lanes() == 1, ErrorKind::kSchedule,
-          "index map: every result must be a scalar integer expression");
+               "index map: every result must be a scalar integer expression");
     for (const Var& v : FreeVarsOf(e)) {
       KILN_CHECK(own.count(v.get()) > 0, ErrorKind::kSchedule,
-            "index map: result uses " + v.name() + ", which is not one of its parameters");
+                 "index map: result uses " + v.name() + ", which is not one of its parameters");
     }
   }
   return map;
@@ -72,8 +72,8 @@ std::string IndexMap::ToText() const {
 
 std::vector<Expr> IndexMap::Apply(const std::vector<Expr>& indices) const {
   KILN_CHECK(indices.size() == params.size(), ErrorKind::kSchedule,
-        "index map " + ToText() + " takes " + std::to_string(params.size()) + " indices, got " +
-            std::to_string(indices.size()));
+             "index map " + ToText() + " takes " + std::to_string(params.size()) +
+                 " indices, got " + std::to_string(indices.size()));
   VarMap map;
   for (size_t i = 0; i < params.size(); ++i) map[params[i].get()] = indices[i];
   std::vector<Expr> out;

@@ -100,9 +100,9 @@ std::vector<std::vector<int64_t>> PerfectTilings(int64_t extent, int n,
   TilingCounter counter(extent, max_innermost_factor);
   uint64_t total = counter.Count(extent, n);
   KILN_CHECK(total <= kMaxListedTilings, ErrorKind::kSchedule,
-        "perfect tilings: extent " + std::to_string(extent) + " has more than " +
-            std::to_string(kMaxListedTilings) + " tilings into " + std::to_string(n) +
-            " factors; sample them instead");
+             "perfect tilings: extent " + std::to_string(extent) + " has more than " +
+                 std::to_string(kMaxListedTilings) + " tilings into " + std::to_string(n) +
+                 " factors; sample them instead");
   for (uint64_t i = 0; i < total; ++i) {
     out.emplace_back();
     counter.Unrank(extent, n, i, &out.back());
@@ -116,11 +116,12 @@ std::vector<int64_t> SamplePerfectTiling(RandomEngine& rng, int64_t extent, int 
   TilingCounter counter(extent, max_innermost_factor);
   if (n >= 1 && extent >= 1) total = counter.Count(extent, n);
   KILN_CHECK(total > 0, ErrorKind::kSchedule,
-        "sample_perfect_tile: no tiling of extent " + std::to_string(extent) + " into " +
-            std::to_string(n) + " factors");
+             "sample_perfect_tile: no tiling of extent " + std::to_string(extent) + " into " +
+                 std::to_string(n) + " factors");
   KILN_CHECK(total < TilingCounter::kSaturated, ErrorKind::kSchedule,
-        "sample_perfect_tile: extent " + std::to_string(extent) + " has too many tilings into " +
-            std::to_string(n) + " factors to draw from uniformly");
+             "sample_perfect_tile: extent " + std::to_string(extent) +
+                 " has too many tilings into " + std::to_string(n) +
+                 " factors to draw from uniformly");
   // The same draw as picking uniformly from the lexicographic list of all tilings.
   std::vector<int64_t> tiling;
   counter.Unrank(extent, n, static_cast<uint64_t>(rng.UniformInt(0, static_cast<int64_t>(total))),
@@ -131,8 +132,9 @@ std::vector<int64_t> SamplePerfectTiling(RandomEngine& rng, int64_t extent, int 
 int64_t SampleWeighted(RandomEngine& rng, const std::vector<double>& weights) {
   double total = 0;
   for (double w : weights) {
-    KILN_CHECK(std::isfinite(w) && w >= 0, ErrorKind::kSchedule,
-          "sample_categorical: probability " + std::to_string(w) + " is negative or not finite");
+    KILN_CHECK(
+        std::isfinite(w) && w >= 0, ErrorKind::kSchedule,
+        "sample_categorical: probability " + std::to_string(w) + " is negative or not finite");
     total += w;
   }
   KILN_CHECK(total > 0, ErrorKind::kSchedule, "sample_categorical: probabilities sum to zero");

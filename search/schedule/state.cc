@@ -66,7 +66,7 @@ Stmt ReplaceStmts(const Stmt& root, const std::unordered_map<const StmtNode*, St
   StmtReplacer replacer(map);
   Stmt result = replacer.VisitStmt(root);
   KILN_CHECK(replacer.found == map.size(), ErrorKind::kInternal,
-        "schedule: a statement to replace is not in the function");
+             "schedule: a statement to replace is not in the function");
   return result;
 }
 
@@ -82,7 +82,8 @@ void ScheduleState::Remove(const StmtNode* target) {
       for (const Stmt& s : seq->seq) in_seq |= s.get() == target;
     }
   }
-  KILN_CHECK(in_seq, ErrorKind::kInternal, "schedule: removing a statement that is not in a sequence");
+  KILN_CHECK(in_seq, ErrorKind::kInternal,
+             "schedule: removing a statement that is not in a sequence");
   Replace(target, Stmt());
 }
 
@@ -103,7 +104,7 @@ void ScheduleState::Walk(const Stmt& s, int parent) {
       entries_.push_back(SRef{s, parent, 0});
       index_[s.get()] = index;
       KILN_CHECK(loops_.emplace(loop->loop_var.get(), index).second, ErrorKind::kInvalidIR,
-            "schedule: loop variable " + loop->loop_var.name() + " is bound by two loops");
+                 "schedule: loop variable " + loop->loop_var.name() + " is bound by two loops");
       Walk(loop->body, index);
       entries_[index].end = static_cast<int>(entries_.size());
       return;
@@ -115,7 +116,7 @@ void ScheduleState::Walk(const Stmt& s, int parent) {
       entries_.push_back(SRef{s, parent, 0});
       index_[s.get()] = index;
       KILN_CHECK(blocks_.emplace(block->name, index).second, ErrorKind::kInvalidIR,
-            "schedule: two blocks are named \"" + block->name + "\"");
+                 "schedule: two blocks are named \"" + block->name + "\"");
       Walk(block->init, index);
       Walk(block->body, index);
       entries_[index].end = static_cast<int>(entries_.size());

@@ -12,10 +12,10 @@ HostKernelRegistry& HostKernelRegistry::Global() {
 
 void HostKernelRegistry::Register(const std::string& symbol, HostKernel kernel) {
   KILN_CHECK(!symbol.empty() && static_cast<bool>(kernel), ErrorKind::kInternal,
-        "HostKernelRegistry: a kernel needs a symbol and a function");
+             "HostKernelRegistry: a kernel needs a symbol and a function");
   bool added = kernels_.emplace(symbol, std::move(kernel)).second;
   KILN_CHECK(added, ErrorKind::kInternal,
-        "HostKernelRegistry: symbol '" + symbol + "' is registered twice");
+             "HostKernelRegistry: symbol '" + symbol + "' is registered twice");
 }
 
 const HostKernel* HostKernelRegistry::Find(const std::string& symbol) const {

@@ -44,11 +44,11 @@ class Evaluator {
       throw Error(ErrorKind::kInvalidIR, "function " + name + " " + why);
     }
     KILN_CHECK(depth <= kMaxCallDepth, ErrorKind::kRuntime,
-          "function " + name + ": calls nest deeper than " + std::to_string(kMaxCallDepth));
+               "function " + name + ": calls nest deeper than " + std::to_string(kMaxCallDepth));
     const FunctionNode& fn = *f->get();
     KILN_CHECK(args.size() == fn.params.size(), ErrorKind::kRuntime,
-          "function " + name + ": takes " + std::to_string(fn.params.size()) + " arguments, got " +
-              std::to_string(args.size()));
+               "function " + name + ": takes " + std::to_string(fn.params.size()) +
+                   " arguments, got " + std::to_string(args.size()));
     Frame frame;
     frame.function = name;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -123,7 +123,7 @@ class Evaluator {
       case ExprKind::kDataflowVar: {
         auto it = frame.vars.find(e.as<VarNode>());
         KILN_CHECK(it != frame.vars.end(), ErrorKind::kInvalidIR,
-              "variable " + e.as<VarNode>()->name + " is used before it is defined");
+                   "variable " + e.as<VarNode>()->name + " is used before it is defined");
         return it->second;
       }
       case ExprKind::kConstant:
@@ -134,8 +134,9 @@ class Evaluator {
         const auto* g = e.as<TupleGetItemNode>();
         Value t = Eval(g->tuple, frame, depth);
         const std::vector<Value>& fields = t.fields();
-        KILN_CHECK(g->index >= 0 && static_cast<size_t>(g->index) < fields.size(), ErrorKind::kRuntime,
-              "tuple index " + std::to_string(g->index) + " is out of range for " + t.Describe());
+        KILN_CHECK(
+            g->index >= 0 && static_cast<size_t>(g->index) < fields.size(), ErrorKind::kRuntime,
+            "tuple index " + std::to_string(g->index) + " is out of range for " + t.Describe());
         return fields[g->index];
       }
       case ExprKind::kShapeExpr:
@@ -160,7 +161,7 @@ class Evaluator {
     if (t.is_float()) {
       const auto* imm = value.as<FloatImmNode>();
       KILN_CHECK(imm != nullptr, ErrorKind::kUnsupported,
-            "a float prim value must be a constant, got " + DimToString(value));
+                 "a float prim value must be a constant, got " + DimToString(value));
       return Value::Float(imm->value, t);
     }
     return Value::Int(frame.shapes.Eval(value), t);
@@ -170,8 +171,8 @@ class Evaluator {
     if (call.op.empty()) {
       const auto* g = call.callee.as<GlobalVarNode>();
       KILN_CHECK(g != nullptr, ErrorKind::kUnsupported,
-            std::string("calling a ") + ExprKindName(call.callee.kind()) +
-                " is not supported by the executor (only functions of the module)");
+                 std::string("calling a ") + ExprKindName(call.callee.kind()) +
+                     " is not supported by the executor (only functions of the module)");
       return RunFunction(g->name, EvalList(call.args, frame, depth), depth + 1);
     }
     if (call.op == "call_tir") {
@@ -231,7 +232,7 @@ Value RunCallTIR(const IRModule& module, const CallNode& call, const std::vector
   const std::string& name = call.args[0].as<GlobalVarNode>()->name;
   const ir::PrimFunc* f = module.LookupPrimFunc(name);
   KILN_CHECK(f != nullptr, ErrorKind::kInvalidIR,
-        "call_tir of " + name + ", which is not a PrimFunc of the module");
+             "call_tir of " + name + ", which is not a PrimFunc of the module");
   std::vector<ArgValue> args;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = inputs[i];

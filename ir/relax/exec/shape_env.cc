@@ -172,10 +172,10 @@ std::optional<int64_t> ShapeEnv::Lookup(const PrimVar& var) const {
 
 void ShapeEnv::Bind(const PrimVar& var, int64_t value) {
   KILN_CHECK(var.defined() && var.dtype().is_int(), ErrorKind::kInternal,
-        "ShapeEnv::Bind: a shape variable must be an integer variable");
+             "ShapeEnv::Bind: a shape variable must be an integer variable");
   bool added = values_.emplace(var.get(), value).second;
   KILN_CHECK(added, ErrorKind::kInternal,
-        "ShapeEnv::Bind: shape variable " + var.name() + " is bound twice");
+             "ShapeEnv::Bind: shape variable " + var.name() + " is bound twice");
   order_.push_back(var);
 }
 
@@ -218,11 +218,11 @@ std::string MatchValue(const StructInfo& sinfo, const Value& value, ShapeEnv& en
 HostTensor AllocateOutput(const StructInfo& sinfo, const ShapeEnv& env) {
   const auto* t = sinfo.as<TensorStructInfoNode>();
   KILN_CHECK(t != nullptr && !t->unknown_dtype() && t->shape.has_value(), ErrorKind::kRuntime,
-        "an output must be a tensor of known shape and dtype, got " + sinfo.ToString());
+             "an output must be a tensor of known shape and dtype, got " + sinfo.ToString());
   std::vector<int64_t> shape = env.Eval(*t->shape);
   for (size_t i = 0; i < shape.size(); ++i) {
     KILN_CHECK(shape[i] >= 0, ErrorKind::kRuntime,
-          "output " + sinfo.ToString() + " has the negative shape " + DimsText(shape));
+               "output " + sinfo.ToString() + " has the negative shape " + DimsText(shape));
   }
   HostTensor out(t->dtype, std::move(shape));
   for (int64_t i = 0; i < out.numel() * t->dtype.lanes(); ++i) {

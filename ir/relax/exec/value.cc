@@ -41,7 +41,7 @@ Value Value::Shape(std::vector<int64_t> dims) {
 
 Value Value::Int(int64_t value, DataType dtype) {
   KILN_CHECK(dtype.is_integral() && dtype.is_scalar(), ErrorKind::kInternal,
-        "Value::Int: " + dtype.ToString() + " is not an integer dtype");
+             "Value::Int: " + dtype.ToString() + " is not an integer dtype");
   Value v;
   v.data_ = PrimScalar{dtype, value, 0.0};
   return v;
@@ -49,7 +49,7 @@ Value Value::Int(int64_t value, DataType dtype) {
 
 Value Value::Float(double value, DataType dtype) {
   KILN_CHECK(dtype.is_float() && dtype.is_scalar(), ErrorKind::kInternal,
-        "Value::Float: " + dtype.ToString() + " is not a float dtype");
+             "Value::Float: " + dtype.ToString() + " is not a float dtype");
   Value v;
   v.data_ = PrimScalar{dtype, 0, value};
   return v;

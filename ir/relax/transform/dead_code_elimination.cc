@@ -101,7 +101,7 @@ IRModule DeadCodeElimination(const IRModule& module,
   std::vector<std::string> entries = entry_functions;
   for (const std::string& e : entries) {
     KILN_CHECK(out.Contains(e), ErrorKind::kInvalidIR,
-          "DeadCodeElimination: entry function " + e + " is not in the module");
+               "DeadCodeElimination: entry function " + e + " is not in the module");
   }
   if (entries.empty()) {
     for (const std::string& name : out.names()) {

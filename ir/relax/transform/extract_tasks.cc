@@ -40,7 +40,7 @@ class Walker {
     if (!visited_.insert(name).second) return;
     const Function* f = module_.LookupFunction(name);
     KILN_CHECK(f != nullptr, ErrorKind::kInvalidIR,
-          "ExtractTasks: " + name + " is not a Relax function of the module");
+               "ExtractTasks: " + name + " is not a Relax function of the module");
     current_ = name;
     Visit((*f)->body);
   }
@@ -87,8 +87,8 @@ class Walker {
   void AddCallSite(const std::string& name) {
     const ir::PrimFunc* f = module_.LookupPrimFunc(name);
     KILN_CHECK(f != nullptr, ErrorKind::kInvalidIR,
-          "ExtractTasks: function " + current_ + " calls " + name +
-              " with call_tir, but it is not a PrimFunc of the module");
+               "ExtractTasks: function " + current_ + " calls " + name +
+                   " with call_tir, but it is not a PrimFunc of the module");
     ir::PrimFunc workload = Workload(*f);
     uint64_t hash = ir::StructuralHash(workload);
     for (ExtractedTask& t : tasks_) {

@@ -16,7 +16,7 @@ int FusionGraph::AddNode(OpPattern pattern, bool extern_ref) {
 
 void FusionGraph::AddEdge(int producer, int consumer, OpPattern pattern) {
   KILN_CHECK(producer < consumer, ErrorKind::kInternal,
-        "FusionGraph: an edge must go from a producer to a later consumer");
+             "FusionGraph: an edge must go from a producer to a later consumer");
   nodes[producer].outputs.push_back(Edge{consumer, pattern});
 }
 

@@ -46,7 +46,7 @@ class Merger {
   ir::Buffer NewBuffer(const std::string& hint, const StructInfo& sinfo) {
     const auto* t = sinfo.as<TensorStructInfoNode>();
     KILN_CHECK(t != nullptr && t->shape && !t->unknown_dtype(), ErrorKind::kUnsupported,
-          "a tensor of known shape and dtype is needed, got " + sinfo.ToString());
+               "a tensor of known shape and dtype is needed, got " + sinfo.ToString());
     return ir::DeclBuffer(buffer_names_.Unique(hint), t->dtype, *t->shape);
   }
 
@@ -211,8 +211,8 @@ class Merger {
     for (const PrimVar& v : UndefinedVars(draft)) {
       if (from_buffers.count(v.get()) != 0) continue;
       KILN_CHECK(v.dtype().is_int(), ErrorKind::kUnsupported,
-            "FuseTIR of " + name_ + ": variable " + v.name() + " of dtype " + v.dtype().ToString() +
-                " is not defined by the group's signature");
+                 "FuseTIR of " + name_ + ": variable " + v.name() + " of dtype " +
+                     v.dtype().ToString() + " is not defined by the group's signature");
       out.shape_params.push_back(v);
       params.push_back(v);
     }

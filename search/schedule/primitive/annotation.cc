@@ -21,7 +21,7 @@ void SetAnnotation(ScheduleState& state, int entry, const std::string& key, Expr
   const SRef& ref = state.entry(entry);
   KILN_CHECK(!key.empty(), ErrorKind::kSchedule, "annotate: empty annotation key");
   KILN_CHECK(value.as<IntImmNode>() || value.as<FloatImmNode>() || value.as<StringImmNode>(),
-        ErrorKind::kSchedule, "annotate: the value of \"" + key + "\" is not a constant");
+             ErrorKind::kSchedule, "annotate: the value of \"" + key + "\" is not a constant");
   if (const ForNode* loop = ref.loop()) {
     Annotations annotations = loop->annotations;
     annotations[key] = std::move(value);
@@ -39,7 +39,7 @@ void RemoveAnnotation(ScheduleState& state, int entry, const std::string& key) {
   if (const ForNode* loop = ref.loop()) {
     Annotations annotations = loop->annotations;
     KILN_CHECK(annotations.erase(key) == 1, ErrorKind::kSchedule,
-          "unannotate: " + LoopLabel(loop) + " has no annotation \"" + key + "\"");
+               "unannotate: " + LoopLabel(loop) + " has no annotation \"" + key + "\"");
     state.Replace(loop, ForWithAnnotations(loop, std::move(annotations)));
   } else {
     const BlockRealizeNode* realize = ref.realize();

@@ -98,14 +98,15 @@ std::string CacheReadBlock(ScheduleState& state, int b, int read_index, const st
   const BlockNode* block = state.entry(b).block();
   const Buffer buffer = BufferRegionAt(block, false, read_index, what).buffer;
   int scope_index = state.ScopeOf(b);
-  KILN_CHECK(scope_index >= 0, ErrorKind::kSchedule, what + ": " + BlockLabel(block) + " is the root");
+  KILN_CHECK(scope_index >= 0, ErrorKind::kSchedule,
+             what + ": " + BlockLabel(block) + " is the root");
   int first_stage = -1;
   std::vector<int> readers;
   for (int other : state.ChildBlocks(scope_index)) {
     const BlockNode* o = state.entry(other).block();
     if (!BlockReads(o, buffer)) continue;
     KILN_CHECK(!BlockWrites(o, buffer), ErrorKind::kSchedule,
-          what + ": " + BlockLabel(o) + " both reads and writes " + buffer->name);
+               what + ": " + BlockLabel(o) + " both reads and writes " + buffer->name);
     if (first_stage < 0) first_stage = StageOf(state, other, scope_index);
     readers.push_back(other);
   }
@@ -115,10 +116,10 @@ std::string CacheReadBlock(ScheduleState& state, int b, int read_index, const st
     if (!BlockWrites(o, buffer)) continue;
     int stage = StageOf(state, other, scope_index);
     KILN_CHECK(stage != first_stage, ErrorKind::kSchedule,
-          what + ": " + buffer->name + " is written and read under the same loop nest");
+               what + ": " + buffer->name + " is written and read under the same loop nest");
     KILN_CHECK(stage < first_stage, ErrorKind::kSchedule,
-          what + ": " + BlockLabel(o) + " writes " + buffer->name +
-              " after a block reads it; the copy would miss that write");
+               what + ": " + BlockLabel(o) + " writes " + buffer->name +
+                   " after a block reads it; the copy would miss that write");
   }
   const BlockRealizeNode* scope_realize = state.entry(scope_index).realize();
   const Stmt& scope_body = scope_realize->block_node()->body;
@@ -146,17 +147,18 @@ std::string CacheWriteBlock(ScheduleState& state, int b, int write_index,
   const BlockNode* block = realize->block_node();
   const Buffer buffer = BufferRegionAt(block, true, write_index, what).buffer;
   int scope_index = state.ScopeOf(b);
-  KILN_CHECK(scope_index >= 0, ErrorKind::kSchedule, what + ": " + BlockLabel(block) + " is the root");
+  KILN_CHECK(scope_index >= 0, ErrorKind::kSchedule,
+             what + ": " + BlockLabel(block) + " is the root");
   int stage = StageOf(state, b, scope_index);
   for (int other : state.ChildBlocks(scope_index)) {
     if (other == b) continue;
     const BlockNode* o = state.entry(other).block();
     KILN_CHECK(!BlockWrites(o, buffer), ErrorKind::kSchedule,
-          what + ": " + buffer->name + " is also written by " + BlockLabel(o));
+               what + ": " + buffer->name + " is also written by " + BlockLabel(o));
     KILN_CHECK(!BlockReads(o, buffer) || StageOf(state, other, scope_index) != stage,
-          ErrorKind::kSchedule,
-          what + ": " + BlockLabel(o) + " reads " + buffer->name + " under the loops of " +
-              BlockLabel(block));
+               ErrorKind::kSchedule,
+               what + ": " + BlockLabel(o) + " reads " + buffer->name + " under the loops of " +
+                   BlockLabel(block));
   }
   const BlockRealizeNode* scope_realize = state.entry(scope_index).realize();
   const Stmt& scope_body = scope_realize->block_node()->body;
@@ -174,8 +176,8 @@ void SetBufferScope(ScheduleState& state, int b, int write_index, const std::str
   const BlockNode* block = state.entry(b).block();
   const Buffer buffer = BufferRegionAt(block, true, write_index, "set_scope").buffer;
   KILN_CHECK(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
-        "set_scope: " + buffer->name + " written by " + BlockLabel(block) +
-            " is a parameter of the function; its storage is the caller's");
+             "set_scope: " + buffer->name + " written by " + BlockLabel(block) +
+                 " is a parameter of the function; its storage is the caller's");
   CheckStorageScope(scope, "set_scope");
   if (buffer->scope == scope) return;
   Buffer moved = WithScope(buffer, scope);
@@ -194,25 +196,26 @@ void StorageAlignBuffer(ScheduleState& state, int b, int write_index, int axis, 
   const BlockNode* block = state.entry(b).block();
   const Buffer buffer = BufferRegionAt(block, true, write_index, what).buffer;
   KILN_CHECK(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
-        what + ": " + buffer->name + " written by " + BlockLabel(block) +
-            " is a parameter of the function; its strides are the caller's");
+             what + ": " + buffer->name + " written by " + BlockLabel(block) +
+                 " is a parameter of the function; its strides are the caller's");
   const int ndim = static_cast<int>(buffer.ndim());
   KILN_CHECK(axis >= -ndim && axis < ndim, ErrorKind::kSchedule,
-        what + ": axis " + std::to_string(axis) + " is out of range for " + buffer->name + " (" +
-            std::to_string(ndim) + " dimensions)");
+             what + ": axis " + std::to_string(axis) + " is out of range for " + buffer->name +
+                 " (" + std::to_string(ndim) + " dimensions)");
   if (axis < 0) axis += ndim;
   KILN_CHECK(factor > 0, ErrorKind::kSchedule,
-        what + ": factor " + std::to_string(factor) + " is not positive");
+             what + ": factor " + std::to_string(factor) + " is not positive");
   KILN_CHECK(offset >= 0 && offset < factor, ErrorKind::kSchedule,
-        what + ": offset " + std::to_string(offset) + " is not in [0, factor " +
-            std::to_string(factor) + ")");
-  KILN_CHECK(buffer->strides.empty(), ErrorKind::kSchedule,
-        what + ": " + buffer->name + " already has explicit strides; align one axis per buffer");
+             what + ": offset " + std::to_string(offset) + " is not in [0, factor " +
+                 std::to_string(factor) + ")");
+  KILN_CHECK(
+      buffer->strides.empty(), ErrorKind::kSchedule,
+      what + ": " + buffer->name + " already has explicit strides; align one axis per buffer");
   std::vector<int64_t> shape;
   for (const Expr& extent : buffer->shape) {
     auto v = AsConstInt(extent);
     KILN_CHECK(v.has_value(), ErrorKind::kSchedule,
-          what + ": " + buffer->name + " has a non-constant shape");
+               what + ": " + buffer->name + " has a non-constant shape");
     shape.push_back(*v);
   }
   // Row-major strides, with the aligned one rounded up to the next factor * k + offset.
@@ -222,7 +225,7 @@ void StorageAlignBuffer(ScheduleState& state, int b, int write_index, int axis, 
     if (d + 1 < ndim) stride *= shape[d + 1];
     if (d == axis) stride += (factor + offset - stride % factor) % factor;
     KILN_CHECK(stride < (int64_t{1} << 40), ErrorKind::kSchedule,
-          what + ": the strides of " + buffer->name + " overflow");
+               what + ": the strides of " + buffer->name + " overflow");
     strides[d] = stride;
   }
   auto node = std::make_shared<BufferNode>(*buffer.get());
@@ -237,7 +240,7 @@ void StorageAlignBuffer(ScheduleState& state, int b, int write_index, int axis, 
     }
   }
   KILN_CHECK(allocated, ErrorKind::kSchedule,
-        what + ": " + buffer->name + " is not allocated by a block of the function");
+             what + ": " + buffer->name + " is not allocated by a block of the function");
   state.SetFunc(
       state.func().WithBody(ReplaceBuffers(state.func()->body, {{buffer.get(), aligned}})));
 }

@@ -136,17 +136,17 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
   const std::string block_label = BlockLabel(block);
   int scope = state.ScopeOf(b);
   KILN_CHECK(scope >= 0 && state.ScopeOf(l) == scope, ErrorKind::kSchedule,
-        what + ": " + LoopLabel(loop) + " is not in the scope of " + block_label);
+             what + ": " + LoopLabel(loop) + " is not in the scope of " + block_label);
   KILN_CHECK(!InSubtree(state, l, b), ErrorKind::kSchedule,
-        what + ": " + block_label + " is already under " + LoopLabel(loop));
+             what + ": " + block_label + " is already under " + LoopLabel(loop));
   int root = RemovalRoot(state, b);
   KILN_CHECK(!InSubtree(state, root, l), ErrorKind::kSchedule,
-        what + ": " + LoopLabel(loop) + " is one of the loops of " + block_label + " itself");
+             what + ": " + LoopLabel(loop) + " is one of the loops of " + block_label + " itself");
   KILN_CHECK(IsInSequence(state, root), ErrorKind::kSchedule,
-        what + ": " + block_label + " shares its loops with other statements");
+             what + ": " + block_label + " shares its loops with other statements");
   KILN_CHECK(reverse ? b >= state.entry(l).end : b < l, ErrorKind::kSchedule,
-        what + ": " + block_label + " must come " + (reverse ? "after " : "before ") +
-            LoopLabel(loop));
+             what + ": " + block_label + " must come " + (reverse ? "after " : "before ") +
+                 LoopLabel(loop));
   // Moving the block reorders it with the stages between its place and the loop's: none of
   // them may write what it reads or touch what it writes, and it must be the only writer of
   // its buffers (an init block split from its update cannot move on its own).
@@ -161,18 +161,20 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
       bool passed = other >= first && other <= last;
       for (const BufferRegion& w : block->writes) {
         KILN_CHECK(!BlockWrites(o, w.buffer), ErrorKind::kSchedule,
-              what + ": " + w.buffer->name + " is written by both " + block_label + " and " +
-                  BlockLabel(o) + "; only the single producer of a buffer can move");
+                   what + ": " + w.buffer->name + " is written by both " + block_label + " and " +
+                       BlockLabel(o) + "; only the single producer of a buffer can move");
         KILN_CHECK(!(reverse && passed && BlockReads(o, w.buffer)), ErrorKind::kSchedule,
-              what + ": " + BlockLabel(o) + " reads " + w.buffer->name + ", which " + block_label +
-                  " writes, between the two places; moving it would change what is read");
+                   what + ": " + BlockLabel(o) + " reads " + w.buffer->name + ", which " +
+                       block_label +
+                       " writes, between the two places; moving it would change what is read");
       }
       for (const BufferRegion& r : block->reads) {
         bool producer_under_loop = reverse && InSubtree(state, l, other);
-        KILN_CHECK(!(passed && !producer_under_loop && BlockWrites(o, r.buffer)), ErrorKind::kSchedule,
-              what + ": " + BlockLabel(o) + " writes " + r.buffer->name + ", which " + block_label +
-                  " reads, between the two places; moving it would change what it "
-                  "reads");
+        KILN_CHECK(
+            !(passed && !producer_under_loop && BlockWrites(o, r.buffer)), ErrorKind::kSchedule,
+            what + ": " + BlockLabel(o) + " writes " + r.buffer->name + ", which " + block_label +
+                " reads, between the two places; moving it would change what it "
+                "reads");
       }
     }
   }
@@ -186,19 +188,19 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
       bool related = reverse ? BlockWrites(o, r.buffer) : BlockReads(o, r.buffer);
       if (!related) continue;
       KILN_CHECK(InSubtree(state, l, other), ErrorKind::kSchedule,
-            what + ": " + BlockLabel(o) + (reverse ? " writes " : " reads ") + r.buffer->name +
-                " but is not under " + LoopLabel(loop));
+                 what + ": " + BlockLabel(o) + (reverse ? " writes " : " reads ") + r.buffer->name +
+                     " but is not under " + LoopLabel(loop));
       linked = true;
     }
     if (!linked) continue;
     KILN_CHECK(!buffer.defined(), ErrorKind::kSchedule,
-          what + ": " + block_label + " is linked to the blocks under " + LoopLabel(loop) +
-              " by more than one buffer");
+               what + ": " + block_label + " is linked to the blocks under " + LoopLabel(loop) +
+                   " by more than one buffer");
     buffer = r.buffer;
   }
   KILN_CHECK(buffer.defined(), ErrorKind::kSchedule,
-        what + ": no block under " + LoopLabel(loop) + (reverse ? " produces" : " consumes") +
-            " what " + block_label + (reverse ? " reads" : " writes"));
+             what + ": no block under " + LoopLabel(loop) + (reverse ? " produces" : " consumes") +
+                 " what " + block_label + (reverse ? " reads" : " writes"));
   // A consumer placed under the loop reads, in each iteration, what the producers wrote in it:
   // those values must be final, so neither the loop nor one outside it may drive a
   // reduction of a producer.
@@ -212,10 +214,11 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
         for (size_t i = 0; i < p->iter_values.size(); ++i) {
           const IterVar& iv = p->block_node()->iter_vars[i];
           KILN_CHECK(iv.kind != IterKind::kReduce || !UsesVar(p->iter_values[i], f->loop_var.get()),
-                ErrorKind::kSchedule,
-                what + ": " + LoopLabel(f) + " is bound to the reduction iteration " +
-                    iv.var.name() + " of " + BlockLabel(p->block_node()) + ", which produces " +
-                    buffer->name + "; its values are not final inside " + LoopLabel(loop));
+                     ErrorKind::kSchedule,
+                     what + ": " + LoopLabel(f) + " is bound to the reduction iteration " +
+                         iv.var.name() + " of " + BlockLabel(p->block_node()) +
+                         ", which produces " + buffer->name + "; its values are not final inside " +
+                         LoopLabel(loop));
         }
       }
     }
@@ -231,9 +234,9 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
         if (block->iter_vars[k].var.get() == v) iter = static_cast<int>(k);
       }
       KILN_CHECK(iter >= 0 && IsConstInt(r.region[d].extent, 1) && dim_of[iter] < 0,
-            ErrorKind::kSchedule,
-            what + ": " + block_label + " accesses " + buffer->name +
-                " at an index that is not one of its iteration variables");
+                 ErrorKind::kSchedule,
+                 what + ": " + block_label + " accesses " + buffer->name +
+                     " at an index that is not one of its iteration variables");
       dim_of[iter] = static_cast<int>(d);
     }
   }
@@ -252,9 +255,9 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
     if (reverse) {
       std::string gaps = WhyProducedRegionHasGaps(state, other, l, buffer, analyzer);
       KILN_CHECK(gaps.empty(), ErrorKind::kSchedule,
-            what + ": the part of " + buffer->name + " that " + BlockLabel(o) + " writes under " +
-                LoopLabel(loop) + " is not a dense box (" + gaps + "); " + block_label +
-                " would read elements no iteration of the loop has written");
+                 what + ": the part of " + buffer->name + " that " + BlockLabel(o) +
+                     " writes under " + LoopLabel(loop) + " is not a dense box (" + gaps + "); " +
+                     block_label + " would read elements no iteration of the loop has written");
     }
     auto r = RelaxedRegion(state, other, l, buffer, reverse, analyzer);
     if (region.empty()) {
@@ -273,8 +276,8 @@ void ComputeAtLoop(ScheduleState& state, int b, int l, bool reverse, bool preser
     if (dim_of[k] >= 0) {
       const arith::IntervalSet& s = region.at(dim_of[k]);
       KILN_CHECK(s.min.defined() && s.max.defined(), ErrorKind::kSchedule,
-            what + ": cannot bound the region of " + buffer->name + " needed under " +
-                LoopLabel(loop));
+                 what + ": cannot bound the region of " + buffer->name + " needed under " +
+                     LoopLabel(loop));
       min = analyzer.Simplify(s.min);
       extent = analyzer.Simplify(s.max - s.min + 1);
     }

@@ -17,15 +17,15 @@ namespace {
 // The store of a spatial, init-free block with one store; `what` names the primitive.
 const BufferStoreNode* SimpleStore(const BlockNode* block, const std::string& what) {
   KILN_CHECK(!block->init.defined(), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(block) + " is a reduction (it has an init)");
+             what + ": " + BlockLabel(block) + " is a reduction (it has an init)");
   for (const IterVar& iv : block->iter_vars) {
     KILN_CHECK(iv.kind == IterKind::kSpatial, ErrorKind::kSchedule,
-          what + ": " + BlockLabel(block) + " has the " + IterKindName(iv.kind) + " iteration " +
-              iv.var.name());
+               what + ": " + BlockLabel(block) + " has the " + IterKindName(iv.kind) +
+                   " iteration " + iv.var.name());
   }
   const auto* store = block->body.as<BufferStoreNode>();
   KILN_CHECK(store != nullptr, ErrorKind::kSchedule,
-        what + ": the body of " + BlockLabel(block) + " is not a single buffer store");
+             what + ": the body of " + BlockLabel(block) + " is not a single buffer store");
   return store;
 }
 
@@ -83,20 +83,20 @@ void ComputeInlineBlock(ScheduleState& state, int b) {
   const BufferStoreNode* store = SimpleStore(block, what);
   const Buffer& buffer = store->buffer;
   KILN_CHECK(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(block) + " writes " + buffer->name +
-            ", a parameter of the function; only intermediate stages can be inlined");
+             what + ": " + BlockLabel(block) + " writes " + buffer->name +
+                 ", a parameter of the function; only intermediate stages can be inlined");
   KILN_CHECK(!IterPositions(block, store->indices).empty(), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(block) + " does not store to " + buffer->name +
-            " at exactly its iteration variables");
+             what + ": " + BlockLabel(block) + " does not store to " + buffer->name +
+                 " at exactly its iteration variables");
   KILN_CHECK(!BlockReads(block, buffer), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(block) + " reads the buffer it writes");
+             what + ": " + BlockLabel(block) + " reads the buffer it writes");
   std::unordered_map<const StmtNode*, Stmt> edits;
   for (int other : state.ChildBlocks(scope)) {
     if (other == b) continue;
     const BlockRealizeNode* r = state.entry(other).realize();
     const BlockNode* consumer = r->block_node();
     KILN_CHECK(!BlockWrites(consumer, buffer), ErrorKind::kSchedule,
-          what + ": " + buffer->name + " is also written by " + BlockLabel(consumer));
+               what + ": " + buffer->name + " is also written by " + BlockLabel(consumer));
     if (!BlockReads(consumer, buffer)) continue;
     LoadInliner inliner(buffer, store);
     auto copy = CopyBlock(consumer);
@@ -106,8 +106,9 @@ void ComputeInlineBlock(ScheduleState& state, int b) {
   }
   int root = RemovalRoot(state, b);
   const BlockRealizeNode* scope_realize = state.entry(scope).realize();
-  KILN_CHECK(IsInSequence(state, root), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(block) + " is the only statement of its enclosing loop or scope");
+  KILN_CHECK(
+      IsInSequence(state, root), ErrorKind::kSchedule,
+      what + ": " + BlockLabel(block) + " is the only statement of its enclosing loop or scope");
   edits[state.entry(root).stmt.get()] = Stmt();
   Stmt body = ReplaceStmts(scope_realize->block_node()->body, edits);
   state.Replace(scope_realize, RebuildScope(scope_realize, body, {}, buffer));
@@ -120,19 +121,19 @@ void ReverseComputeInlineBlock(ScheduleState& state, int c) {
   int scope = ScopeChecked(state, c, what);
   const BufferStoreNode* store = SimpleStore(consumer, what);
   KILN_CHECK(IsConstInt(realize->predicate, 1), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(consumer) + " has a predicate");
+             what + ": " + BlockLabel(consumer) + " has a predicate");
   std::vector<int> producers = ProducerBlocks(state, c);
   KILN_CHECK(producers.size() == 1, ErrorKind::kSchedule,
-        what + ": " + BlockLabel(consumer) + " has " + std::to_string(producers.size()) +
-            " producer blocks; exactly one is needed");
+             what + ": " + BlockLabel(consumer) + " has " + std::to_string(producers.size()) +
+                 " producer blocks; exactly one is needed");
   int p = producers[0];
   const BlockRealizeNode* p_realize = state.entry(p).realize();
   const BlockNode* producer = p_realize->block_node();
   const BufferStoreNode* p_store = SimpleStore(producer, what);
   const Buffer& buffer = p_store->buffer;
   KILN_CHECK(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(producer) + " writes " + buffer->name +
-            ", a parameter of the function");
+             what + ": " + BlockLabel(producer) + " writes " + buffer->name +
+                 ", a parameter of the function");
   for (int other : state.ChildBlocks(scope)) {
     if (other == c || other == p) continue;
     KILN_CHECK(
@@ -163,8 +164,8 @@ void ReverseComputeInlineBlock(ScheduleState& state, int c) {
   finder.VisitStmt(consumer->body);
   auto positions = IterPositions(consumer, load_indices);
   KILN_CHECK(uniform && !positions.empty(), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(consumer) + " does not read " + buffer->name +
-            " at exactly its iteration variables");
+             what + ": " + BlockLabel(consumer) + " does not read " + buffer->name +
+                 " at exactly its iteration variables");
   VarMap map;
   for (const auto& [var, pos] : positions) map[var] = p_store->indices[pos];
   // Loads of the buffer become the producer's value at the producer's own indices.

@@ -48,14 +48,14 @@ class LayoutChecker {
       Expr e = analyzer.Simplify(map_.results[d]);
       arith::LinearForm form = arith::ToLinear(e);
       KILN_CHECK(form.constant == 0, ErrorKind::kSchedule,
-            Prefix() + "result " + std::to_string(d) + " (" + Text(e) +
-                ") is offset by a constant; the new layout would need padding");
+                 Prefix() + "result " + std::to_string(d) + " (" + Text(e) +
+                     ") is offset by a constant; the new layout would need padding");
       std::vector<Piece> pieces;
       for (const arith::LinearTerm& term : form.terms) {
         Piece piece = PieceOf(term.atom, d);
         KILN_CHECK(term.coef > 0, ErrorKind::kSchedule,
-              Prefix() + "result " + std::to_string(d) + " (" + Text(e) +
-                  ") has a negative coefficient");
+                   Prefix() + "result " + std::to_string(d) + " (" + Text(e) +
+                       ") has a negative coefficient");
         piece.coef = term.coef;
         pieces.push_back(piece);
       }
@@ -63,10 +63,11 @@ class LayoutChecker {
                 [](const Piece& a, const Piece& b) { return a.coef < b.coef; });
       int64_t extent = 1;
       for (const Piece& piece : pieces) {
-        KILN_CHECK(piece.coef == extent, ErrorKind::kSchedule,
-              Prefix() + "result " + std::to_string(d) + " (" + Text(e) +
-                  ") does not combine its parts with mixed-radix coefficients, so two elements "
-                  "could land on one place or places would be left empty");
+        KILN_CHECK(
+            piece.coef == extent, ErrorKind::kSchedule,
+            Prefix() + "result " + std::to_string(d) + " (" + Text(e) +
+                ") does not combine its parts with mixed-radix coefficients, so two elements "
+                "could land on one place or places would be left empty");
         extent *= piece.extent;
         by_param[piece.param].push_back(piece);
       }
@@ -79,15 +80,16 @@ class LayoutChecker {
       int64_t covered = 1;
       for (const Piece& piece : pieces) {
         KILN_CHECK(piece.lower == covered, ErrorKind::kSchedule,
-              Prefix() + "index " + map_.params[p].name() +
-                  (piece.lower < covered ? " is used twice" : " is only partly used") +
-                  ", so the map is not one-to-one");
+                   Prefix() + "index " + map_.params[p].name() +
+                       (piece.lower < covered ? " is used twice" : " is only partly used") +
+                       ", so the map is not one-to-one");
         covered *= piece.extent;
       }
       KILN_CHECK(covered == shape_[p], ErrorKind::kSchedule,
-            Prefix() + "index " + map_.params[p].name() + " (extent " + std::to_string(shape_[p]) +
-                ") is " + (covered == 1 ? "dropped" : "only partly used") +
-                ", so the map is not one-to-one");
+                 Prefix() + "index " + map_.params[p].name() + " (extent " +
+                     std::to_string(shape_[p]) + ") is " +
+                     (covered == 1 ? "dropped" : "only partly used") +
+                     ", so the map is not one-to-one");
     }
     return new_shape;
   }
@@ -237,25 +239,25 @@ void TransformLayoutBuffer(ScheduleState& state, int b, int buffer_index, bool i
   const std::string what = "transform_layout";
   const BlockNode* block = state.entry(b).block();
   const Buffer buffer = BufferRegionAt(block, is_write, buffer_index, what).buffer;
-  KILN_CHECK(!IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
-        what + ": " + buffer->name + (is_write ? " written" : " read") + " by " +
-            BlockLabel(block) +
-            " is a parameter of the function; its layout is the kernel's interface. Transform "
-            "an intermediate buffer instead (e.g. the copy that cache_read or cache_write makes)");
+  KILN_CHECK(
+      !IsParamBuffer(state.func(), buffer), ErrorKind::kSchedule,
+      what + ": " + buffer->name + (is_write ? " written" : " read") + " by " + BlockLabel(block) +
+          " is a parameter of the function; its layout is the kernel's interface. Transform "
+          "an intermediate buffer instead (e.g. the copy that cache_read or cache_write makes)");
   KILN_CHECK(index_map.params.size() == buffer.ndim(), ErrorKind::kSchedule,
-        what + ": index map " + index_map.ToText() + " takes " +
-            std::to_string(index_map.params.size()) + " indices but " + buffer->name + " has " +
-            std::to_string(buffer.ndim()) + " dimensions");
+             what + ": index map " + index_map.ToText() + " takes " +
+                 std::to_string(index_map.params.size()) + " indices but " + buffer->name +
+                 " has " + std::to_string(buffer.ndim()) + " dimensions");
   KILN_CHECK(buffer->strides.empty(), ErrorKind::kSchedule,
-        what + ": " + buffer->name +
-            " has explicit strides (from storage_align); transform its "
-            "layout before aligning it");
+             what + ": " + buffer->name +
+                 " has explicit strides (from storage_align); transform its "
+                 "layout before aligning it");
   std::vector<int64_t> shape;
   DataType index_type = DataType::Int(32);
   for (const Expr& extent : buffer->shape) {
     auto v = AsConstInt(extent);
     KILN_CHECK(v.has_value(), ErrorKind::kSchedule,
-          what + ": " + buffer->name + " has a non-constant shape");
+               what + ": " + buffer->name + " has a non-constant shape");
     shape.push_back(*v);
     index_type = extent.dtype();
   }
@@ -277,7 +279,7 @@ void TransformLayoutBuffer(ScheduleState& state, int b, int buffer_index, bool i
   LayoutRewriter rewriter(buffer, moved, map);
   Stmt body = rewriter.VisitStmt(state.func()->body);
   KILN_CHECK(rewriter.allocated, ErrorKind::kSchedule,
-        what + ": " + buffer->name + " is not allocated by a block of the function");
+             what + ": " + buffer->name + " is not allocated by a block of the function");
   state.SetFunc(state.func().WithBody(body));
 }
 

@@ -17,22 +17,23 @@ std::pair<std::string, std::string> DecomposeReductionBlock(ScheduleState& state
   const BlockNode* block = realize->block_node();
   const ForNode* loop = state.entry(l).loop();
   KILN_CHECK(block->init.defined(), ErrorKind::kSchedule,
-        what + ": " + BlockLabel(block) + " has no init to decompose");
+             what + ": " + BlockLabel(block) + " has no init to decompose");
   std::vector<int> above = state.LoopsAbove(b);
   auto at = std::find(above.begin(), above.end(), l);
   KILN_CHECK(at != above.end(), ErrorKind::kSchedule,
-        what + ": " + LoopLabel(loop) + " is not a loop above " + BlockLabel(block));
+             what + ": " + LoopLabel(loop) + " is not a loop above " + BlockLabel(block));
   // The init must run before every update of its element: no loop outside `loop` may drive
   // a reduction iteration.
   for (auto it = above.begin(); it != at; ++it) {
     const ForNode* f = state.entry(*it).loop();
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
       KILN_CHECK(block->iter_vars[i].kind != IterKind::kReduce ||
-                !UsesVar(realize->iter_values[i], f->loop_var.get()),
-            ErrorKind::kSchedule,
-            what + ": " + LoopLabel(f) + ", outside " + LoopLabel(loop) +
-                ", is bound to the reduction iteration " + block->iter_vars[i].var.name() + " of " +
-                BlockLabel(block) + "; the init must be placed outside every reduction loop");
+                     !UsesVar(realize->iter_values[i], f->loop_var.get()),
+                 ErrorKind::kSchedule,
+                 what + ": " + LoopLabel(f) + ", outside " + LoopLabel(loop) +
+                     ", is bound to the reduction iteration " + block->iter_vars[i].var.name() +
+                     " of " + BlockLabel(block) +
+                     "; the init must be placed outside every reduction loop");
     }
   }
   // The init block iterates over the spatial iteration variables only.
@@ -64,8 +65,8 @@ std::pair<std::string, std::string> DecomposeReductionBlock(ScheduleState& state
       loop_map[f->loop_var.get()] = Var(f->loop_var.name() + "_init", f->loop_var.dtype());
     } else {
       KILN_CHECK(!UsesVar(realize->predicate, f->loop_var.get()), ErrorKind::kSchedule,
-            what + ": the predicate of " + BlockLabel(block) + " depends on " + LoopLabel(f) +
-                ", which the init block does not iterate over");
+                 what + ": the predicate of " + BlockLabel(block) + " depends on " + LoopLabel(f) +
+                     ", which the init block does not iterate over");
     }
   }
   for (Expr& v : values) v = Substitute(v, loop_map);

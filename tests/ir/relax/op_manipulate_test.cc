@@ -76,8 +76,8 @@ TEST_F(RelaxManipulateTest, SplitIntoTuple) {
   EXPECT_EQ(Info(Call("split", {Tensor("q", {n, 4})}, Attrs().Set("indices_or_sections", 2))),
             "R.Tuple(R.Tensor(((n + 1) // 2, 4), \"float32\"), "
             "R.Tensor((n - (n + 1) // 2, 4), \"float32\"))");
-  Expr qkv =
-      Call("split", {Tensor("qkv", {b, seq, 2304})}, Attrs().Set("indices_or_sections", 3).Set("axis", 2));
+  Expr qkv = Call("split", {Tensor("qkv", {b, seq, 2304})},
+                  Attrs().Set("indices_or_sections", 3).Set("axis", 2));
   EXPECT_EQ(Info(TupleGetItem(qkv, 2)), "R.Tensor((b, seq, 768), \"float32\")");
 }
 

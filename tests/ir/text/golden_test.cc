@@ -3,13 +3,14 @@
 // NAME.tvm023.expected (the older dialect) byte for byte. Run with KILN_UPDATE_GOLDEN=1 to
 // rewrite the expected files after an intended printer change (that run fails, naming the
 // files it rewrote).
+#include "tests/testing/golden.h"
+
 #include <gtest/gtest.h>
 
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "tests/ir/text/test_util.h"
-#include "tests/testing/golden.h"
 
 namespace kiln::ir {
 namespace {

@@ -19,7 +19,8 @@ std::vector<ZooEntry> BuildZoo() {
   AddLayoutEntries(entries);
   std::set<std::string> names;
   for (const ZooEntry& e : entries) {
-    KILN_CHECK(names.insert(e.name).second, ErrorKind::kInternal, "zoo: two entries named " + e.name);
+    KILN_CHECK(names.insert(e.name).second, ErrorKind::kInternal,
+               "zoo: two entries named " + e.name);
   }
   return entries;
 }
@@ -59,7 +60,7 @@ std::vector<int64_t> ConcreteShape(const Buffer& buffer,
     } else if (const auto* var = dim.as<VarNode>()) {
       auto it = shape_vars.find(var->name);
       KILN_CHECK(it != shape_vars.end(), ErrorKind::kInvalidIR,
-            "zoo: no value for the dimension " + var->name + " of buffer " + buffer->name);
+                 "zoo: no value for the dimension " + var->name + " of buffer " + buffer->name);
       shape.push_back(it->second);
     } else {
       throw Error(ErrorKind::kUnsupported, "zoo: buffer " + buffer->name +
@@ -79,7 +80,7 @@ std::vector<HostTensor> MakeArguments(const ZooEntry& entry, const PrimFunc& f, 
   for (size_t p = 0; p < f->params.size(); ++p) {
     auto buffer = f->BufferOf(f->params[p]);
     KILN_CHECK(buffer.has_value(), ErrorKind::kUnsupported,
-          "zoo: " + entry.name + " has a scalar parameter");
+               "zoo: " + entry.name + " has a scalar parameter");
     std::vector<int64_t> shape = ConcreteShape(*buffer, entry.shape_vars);
     if (IsOutput(entry, p)) {
       args.emplace_back((*buffer)->dtype, std::move(shape));

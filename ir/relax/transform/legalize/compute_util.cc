@@ -97,8 +97,8 @@ ir::Expr ClampIndex(const ir::Expr& index, const ir::Expr& extent) {
 
 int NormalizeAxis(const LegalizeContext& ctx, int64_t axis, int ndim) {
   KILN_CHECK(axis >= -ndim && axis < ndim, ErrorKind::kType,
-        ctx.op() + ": axis " + std::to_string(axis) + " is out of range for a " +
-            std::to_string(ndim) + "-D tensor");
+             ctx.op() + ": axis " + std::to_string(axis) + " is out of range for a " +
+                 std::to_string(ndim) + "-D tensor");
   return static_cast<int>(axis < 0 ? axis + ndim : axis);
 }
 

@@ -60,11 +60,11 @@ void LegalizeContext::Unsupported(const std::string& message) const {
 
 const TensorStructInfoNode& LegalizeContext::ArgInfo(size_t i) const {
   KILN_CHECK(i < call_.args.size(), ErrorKind::kInternal,
-        call_.op + ": argument " + std::to_string(i) + " is missing");
+             call_.op + ": argument " + std::to_string(i) + " is missing");
   const auto* t = call_.args[i].struct_info().as<TensorStructInfoNode>();
   KILN_CHECK(t != nullptr && t->shape.has_value() && !t->unknown_dtype(), ErrorKind::kInternal,
-        call_.op + ": argument " + std::to_string(i) + " is not a tensor of known shape, got " +
-            call_.args[i].struct_info().ToString());
+             call_.op + ": argument " + std::to_string(i) +
+                 " is not a tensor of known shape, got " + call_.args[i].struct_info().ToString());
   return *t;
 }
 
@@ -117,14 +117,14 @@ std::vector<Tensor> LegalizeContext::InputTuple(size_t i) {
   const Expr& arg = call_.args.at(i);
   const auto* tuple = arg.struct_info().as<TupleStructInfoNode>();
   KILN_CHECK(tuple != nullptr, ErrorKind::kInternal,
-        call_.op + ": argument " + std::to_string(i) + " is not a tuple");
+             call_.op + ": argument " + std::to_string(i) + " is not a tuple");
   std::vector<Tensor> tensors;
   for (size_t f = 0; f < tuple->fields.size(); ++f) {
     const auto* info = tuple->fields[f].as<TensorStructInfoNode>();
     KILN_CHECK(info != nullptr && info->shape.has_value() && !info->unknown_dtype(),
-          ErrorKind::kInternal,
-          call_.op + ": field " + std::to_string(f) + " of argument " + std::to_string(i) +
-              " is not a tensor of known shape");
+               ErrorKind::kInternal,
+               call_.op + ": field " + std::to_string(f) + " of argument " + std::to_string(i) +
+                   " is not a tensor of known shape");
     Expr value;
     if (const auto* t = arg.as<TupleNode>()) {
       value = t->fields[f];
@@ -140,7 +140,7 @@ std::vector<Tensor> LegalizeContext::InputTuple(size_t i) {
 ir::Expr LegalizeContext::Scalar(size_t i, DataType dtype) {
   const auto* p = call_.args.at(i).struct_info().as<PrimStructInfoNode>();
   KILN_CHECK(p != nullptr, ErrorKind::kInternal,
-        call_.op + ": argument " + std::to_string(i) + " is not a scalar");
+             call_.op + ": argument " + std::to_string(i) + " is not a scalar");
   ir::Expr value;
   if (p->value.defined()) {
     value = Dim(p->value);
@@ -150,7 +150,7 @@ ir::Expr LegalizeContext::Scalar(size_t i, DataType dtype) {
     }
     if (!value.defined()) {
       KILN_CHECK(!p->dtype.is_void(), ErrorKind::kInternal,
-            call_.op + ": scalar argument " + std::to_string(i) + " has no dtype");
+                 call_.op + ": scalar argument " + std::to_string(i) + " has no dtype");
       ir::Var v(NextInputName(), p->dtype);
       inputs_.push_back(InputEntry{i, 0, call_.args[i], Tensor(), v});
       value = v;
@@ -164,12 +164,12 @@ const TensorStructInfoNode& LegalizeContext::OutInfo(size_t k) const {
   const StructInfo* field = &s;
   if (const auto* tuple = s.as<TupleStructInfoNode>()) {
     KILN_CHECK(k < tuple->fields.size(), ErrorKind::kInternal,
-          call_.op + ": the result has no field " + std::to_string(k));
+               call_.op + ": the result has no field " + std::to_string(k));
     field = &tuple->fields[k];
   }
   const auto* t = field->as<TensorStructInfoNode>();
   KILN_CHECK(t != nullptr && t->shape.has_value() && !t->unknown_dtype(), ErrorKind::kInternal,
-        call_.op + ": the result is not a tensor of known shape, got " + field->ToString());
+             call_.op + ": the result is not a tensor of known shape, got " + field->ToString());
   return *t;
 }
 
@@ -190,8 +190,8 @@ Expr LegalizeContext::CallKernel(const std::string& name_hint, const std::vector
     }
   }
   KILN_CHECK(out_sinfo.size() == outputs.size(), ErrorKind::kInternal,
-        call_.op + ": " + std::to_string(outputs.size()) + " kernel outputs for " +
-            std::to_string(out_sinfo.size()) + " declared results");
+             call_.op + ": " + std::to_string(outputs.size()) + " kernel outputs for " +
+                 std::to_string(out_sinfo.size()) + " declared results");
 
   // The inputs the stages read, in argument order.
   auto reachable = ReachablePlaceholders(outputs);

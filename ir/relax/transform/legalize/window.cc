@@ -11,8 +11,8 @@ std::vector<int64_t> IntsAttr(const LegalizeContext& ctx, const std::string& nam
   std::vector<int64_t> v = ctx.attrs().GetInts(name);
   if (v.size() == 1 && n > 1) v.assign(n, v[0]);
   KILN_CHECK(v.size() == n, ErrorKind::kType,
-        ctx.op() + ": attribute '" + name + "' needs " + std::to_string(n) + " values, got " +
-            std::to_string(v.size()));
+             ctx.op() + ": attribute '" + name + "' needs " + std::to_string(n) + " values, got " +
+                 std::to_string(v.size()));
   return v;
 }
 
@@ -28,8 +28,8 @@ Window ReadWindow(const LegalizeContext& ctx, size_t spatial) {
     w.pad.insert(w.pad.end(), p.begin(), p.end());
   } else {
     KILN_CHECK(p.size() == 2 * spatial, ErrorKind::kType,
-          ctx.op() + ": attribute 'padding' needs 1, " + std::to_string(spatial) + " or " +
-              std::to_string(2 * spatial) + " values, got " + std::to_string(p.size()));
+               ctx.op() + ": attribute 'padding' needs 1, " + std::to_string(spatial) + " or " +
+                   std::to_string(2 * spatial) + " values, got " + std::to_string(p.size()));
     w.pad = p;
   }
   return w;

@@ -63,7 +63,7 @@ KernelSignature MakeInputs(const std::vector<Expr>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const auto* t = args[i].struct_info().as<TensorStructInfoNode>();
     KILN_CHECK(t != nullptr && t->shape.has_value(), ErrorKind::kInternal,
-          "EmitTIR: argument " + std::to_string(i) + " is not a tensor of known shape");
+               "EmitTIR: argument " + std::to_string(i) + " is not a tensor of known shape");
     for (const PrimVar& v : SymbolicVars(args[i].struct_info())) {
       if (to_kernel.count(v.get()) != 0) continue;
       PrimVar fresh(v.name(), DataType::Int(64));
@@ -397,7 +397,7 @@ exec::Value RandomTensor(std::vector<int64_t> shape, uint64_t seed) {
 double MaxAbsDiff(const exec::Value& a, const exec::Value& b) {
   if (a.is_tuple()) {
     KILN_CHECK(b.is_tuple() && a.fields().size() == b.fields().size(), ErrorKind::kRuntime,
-          "MaxAbsDiff: " + a.Describe() + " vs " + b.Describe());
+               "MaxAbsDiff: " + a.Describe() + " vs " + b.Describe());
     double m = 0;
     for (size_t i = 0; i < a.fields().size(); ++i) {
       m = std::max(m, MaxAbsDiff(a.fields()[i], b.fields()[i]));
@@ -406,7 +406,7 @@ double MaxAbsDiff(const exec::Value& a, const exec::Value& b) {
   }
   const HostTensor &x = a.tensor(), &y = b.tensor();
   KILN_CHECK(x.shape() == y.shape() && x.dtype() == y.dtype(), ErrorKind::kRuntime,
-        "MaxAbsDiff: " + x.Describe() + " vs " + y.Describe());
+             "MaxAbsDiff: " + x.Describe() + " vs " + y.Describe());
   TensorComparison c = CompareTensors(x, y, 0, 0);
   return c.max_abs_error;
 }
