@@ -24,6 +24,20 @@ std::string Str(capnp::Text::Reader t) { return std::string(t.cStr(), t.size());
   throw Error(ErrorKind::kParse, "wire message: " + what);
 }
 
+// The most elements Kiln reads from one list of a message. Cap'n Proto lets a few bytes claim
+// 2^29 elements of an empty struct, which its traversal limit does not count: the length is
+// checked before anything is allocated for the elements.
+constexpr unsigned kMaxListElements = 1u << 16;
+
+template <typename List>
+List Bounded(List list, const char* what) {
+  if (list.size() > kMaxListElements) {
+    Malformed(std::string(what) + ": " + std::to_string(list.size()) + " elements, at most " +
+              std::to_string(kMaxListElements));
+  }
+  return list;
+}
+
 // ---- write ----
 
 void Write(w::Register::Builder b, const RegisterMsg& m) {
@@ -222,17 +236,17 @@ MeasureBatchMsg Read(w::MeasureBatch::Reader r) {
       !(m.settings.run_time_limit_s > 0 && m.settings.run_time_limit_s <= 3600)) {
     Malformed("measureBatch: settings time limits must be in (0, 3600] s");
   }
-  for (auto wl : r.getWorkloads()) {
+  for (auto wl : Bounded(r.getWorkloads(), "workloads")) {
     m.workloads.push_back({Str(wl.getHash()), Str(wl.getName()), Str(wl.getTvmscript())});
     if (m.workloads.back().hash.empty()) Malformed("measureBatch: a workload has no hash");
   }
-  for (auto c : r.getCandidates()) {
+  for (auto c : Bounded(r.getCandidates(), "candidates")) {
     CandidateMsg x;
     x.id = c.getId();
     x.workload_hash = Str(c.getWorkloadHash());
     x.scheduled = Str(c.getScheduled());
     x.trace = Str(c.getTrace());
-    for (auto d : c.getDims()) x.dims[Str(d.getName())] = d.getValue();
+    for (auto d : Bounded(c.getDims(), "dims")) x.dims[Str(d.getName())] = d.getValue();
     if (x.workload_hash.empty()) {
       Malformed("measureBatch: candidate " + std::to_string(x.id) + " has no workloadHash");
     }
@@ -246,7 +260,7 @@ ResultsMsg Read(w::Results::Reader r) {
   m.batch_id = r.getBatchId();
   m.worker_id = Str(r.getWorkerId());
   if (m.worker_id.empty()) Malformed("results: workerId is empty");
-  for (auto o : r.getResults()) {
+  for (auto o : Bounded(r.getResults(), "results")) {
     CandidateResultMsg x;
     x.id = o.getId();
     std::string kind = Str(o.getErrorKind());
@@ -260,7 +274,7 @@ ResultsMsg Read(w::Results::Reader r) {
     res.message = Str(o.getMessage());
     res.build_seconds = o.getBuildSeconds();
     res.build_cache_hit = o.getBuildCacheHit();
-    for (double v : o.getRunSeconds()) res.repeat_seconds.push_back(v);
+    for (double v : Bounded(o.getRunSeconds(), "runSeconds")) res.repeat_seconds.push_back(v);
     res.median_seconds = o.getMedianSeconds();
     res.number = static_cast<int>(o.getNumber());
     res.correctness_checked = o.getCorrectnessChecked();
@@ -295,7 +309,7 @@ JobEventMsg Read(w::JobEvent::Reader r) {
   m.state = Str(r.getState());
   m.trials_done = r.getTrialsDone();
   m.trials_total = r.getTrialsTotal();
-  for (auto t : r.getTasks()) {
+  for (auto t : Bounded(r.getTasks(), "tasks")) {
     m.tasks.push_back({t.getIndex(), Str(t.getName()), t.getTrialsDone(), t.getTrialsTotal(),
                        t.getBestSeconds()});
   }
@@ -321,7 +335,7 @@ QueryMsg Read(w::Query::Reader r) {
 
 WorkerListMsg Read(w::WorkerList::Reader r) {
   WorkerListMsg m;
-  for (auto x : r.getWorkers()) {
+  for (auto x : Bounded(r.getWorkers(), "workers")) {
     m.workers.push_back({Str(x.getWorkerId()), Str(x.getDeviceKey()), Str(x.getTarget()),
                          Str(x.getState()), x.getInFlight(), x.getLastSeenS(),
                          Str(x.getHardware())});
@@ -331,7 +345,7 @@ WorkerListMsg Read(w::WorkerList::Reader r) {
 
 JobListMsg Read(w::JobList::Reader r) {
   JobListMsg m;
-  for (auto j : r.getJobs()) m.jobs.push_back(Read(j));
+  for (auto j : Bounded(r.getJobs(), "jobs")) m.jobs.push_back(Read(j));
   return m;
 }
 
