@@ -91,6 +91,15 @@ int64_t GraphWriter::AddObject(std::string type_key, std::vector<WriterField> fi
   return Add(std::move(e));
 }
 
+int64_t GraphWriter::AddStringObject(std::string type_key, std::string value) {
+  Entry e{NodeKind::kObject};
+  e.legacy_type_key = type_key;
+  e.type_key = std::move(type_key);
+  e.string_value = std::move(value);
+  e.string_payload = true;
+  return Add(std::move(e));
+}
+
 std::string GraphWriter::Write(int64_t root, GraphFormat format, std::string_view tvm_version,
                                int indent) const {
   KILN_CHECK(root >= 0 && root < static_cast<int64_t>(entries_.size()), ErrorKind::kInternal,
@@ -166,6 +175,10 @@ std::string GraphWriter::WriteFfi(int64_t root, std::string_view tvm_version, in
         break;
       case NodeKind::kObject: {
         n["type"] = e.type_key;
+        if (e.string_payload) {
+          n["data"] = e.string_value;
+          break;
+        }
         Json data = Json::object();
         for (const WriterField& f : e.fields) {
           switch (f.kind) {
@@ -268,6 +281,11 @@ std::string GraphWriter::WriteLegacy(int64_t root, std::string_view tvm_version,
         break;
       }
       case NodeKind::kObject: {
+        if (e.string_payload) {
+          // As the legacy graphs spell an Op: its registry name.
+          n = Json{{"type_key", e.legacy_type_key}, {"global_key", e.string_value}};
+          break;
+        }
         Json attrs = Json::object();
         for (const WriterField& f : e.fields) {
           switch (f.kind) {

@@ -46,6 +46,8 @@ class GraphWriter {
   int64_t AddTensor(const HostTensor& tensor);
   int64_t AddObject(std::string type_key, std::vector<WriterField> fields,
                     std::string legacy_type_key = "");
+  // An object whose data is a string rather than fields ("ir.Op": the op's name).
+  int64_t AddStringObject(std::string type_key, std::string value);
 
   // indent < 0: one line; otherwise pretty-printed with that many spaces, as TVM's printer does.
   std::string Write(int64_t root, GraphFormat format, std::string_view tvm_version,
@@ -63,6 +65,7 @@ class GraphWriter {
     std::vector<int64_t> elements;
     std::vector<std::pair<int64_t, int64_t>> entries;
     std::vector<WriterField> fields;
+    bool string_payload = false;  // kObject written as {"type": k, "data": string_value}
   };
   int64_t Add(Entry entry);
   std::string WriteFfi(int64_t root, std::string_view tvm_version, int indent) const;

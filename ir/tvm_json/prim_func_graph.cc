@@ -1,0 +1,921 @@
+// PrimFunc <-> TVM 0.24+'s JSON object graph of an IRModule (see prim_func_graph.h).
+#include "ir/tvm_json/prim_func_graph.h"
+
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "ir/op.h"
+#include "ir/text/print_util.h"
+#include "ir/tvm_json/writer.h"
+#include "support/error.h"
+
+namespace kiln::ir::tvm_json {
+namespace {
+
+// TVM's binary expression nodes and Kiln's, both ways.
+struct BinaryKind {
+  const char* tvm;
+  ir::NodeKind kiln;
+  Expr (*make)(Expr, Expr);
+};
+#define KILN_TVM_BINARY(name)        \
+  {"prim." #name, ir::NodeKind::k##name, \
+   [](Expr a, Expr b) { return name(std::move(a), std::move(b)); }},
+const BinaryKind kBinaryKinds[] = {KILN_BINARY_NODES(KILN_TVM_BINARY)};
+#undef KILN_TVM_BINARY
+
+const BinaryKind* FindBinary(std::string_view tvm) {
+  for (const BinaryKind& kind : kBinaryKinds) {
+    if (tvm == kind.tvm) return &kind;
+  }
+  return nullptr;
+}
+
+// ForKind and TVM's ForKind enum agree: serial, parallel, vectorized, unrolled, thread binding.
+constexpr int64_t kNumForKinds = 5;
+// TVM's IterVarType values that a block iterator may have, and Kiln's kinds.
+constexpr int64_t kTvmDataPar = 0, kTvmThreadIndex = 1, kTvmCommReduce = 2, kTvmOpaque = 4;
+
+// Nesting deeper than this is a malformed (or cyclic) graph: TensorIR functions that a tuner
+// sees nest loops and expressions a few dozen levels at most.
+constexpr int kMaxDepth = 400;
+
+// The op names TVM gives Kiln's intrinsics: "tirx.exp", and "prim.if_then_else".
+std::string TvmOpName(std::string_view kiln) {
+  if (kiln == kIfThenElse) return "prim.if_then_else";
+  return "tirx." + std::string(kiln);
+}
+
+std::string KilnOpName(std::string_view tvm) {
+  for (std::string_view prefix : {"tirx.", "prim.", "tir."}) {
+    if (tvm.substr(0, prefix.size()) == prefix) return std::string(tvm.substr(prefix.size()));
+  }
+  return std::string(tvm);
+}
+
+// Function attribute keys: Kiln keeps the names TVM used up to 0.23.
+std::string KilnAttrKey(const std::string& tvm) {
+  for (const RenamedAttrKey& key : RenamedAttrKeys()) {
+    if (tvm == key.tvm024) return std::string(key.kiln);
+  }
+  return tvm;
+}
+
+std::string TvmAttrKey(const std::string& kiln) {
+  for (const RenamedAttrKey& key : RenamedAttrKeys()) {
+    if (kiln == key.kiln) return std::string(key.tvm024);
+  }
+  return kiln;
+}
+
+// ---- reading --------------------------------------------------------------------------------
+
+class FuncReader {
+ public:
+  explicit FuncReader(const Graph& graph) : g_(graph) {}
+
+  PrimFunc Read(int64_t func, std::string name) {
+    Expect(func, "tirx.PrimFunc");
+    auto node = std::make_shared<PrimFuncNode>();
+    node->name = std::move(name);
+    for (int64_t p : g_.Elements(g_.Ref(func, "params"))) {
+      if (IsBufferVar(p)) {
+        // Kiln's parser gives a tensor parameter a handle Var and a Buffer with its own data Var.
+        Buffer buffer = BufferAt(p);
+        Var handle(buffer->name, DataType::Handle());
+        node->params.push_back(handle);
+        node->buffer_map.emplace_back(handle, buffer);
+      } else {
+        node->params.push_back(VarAt(p));
+      }
+    }
+    int64_t attrs = g_.Ref(func, "attrs");
+    if (!g_.IsNull(attrs)) {
+      Expect(attrs, "ir.DictAttrs");
+      for (auto& [key, value] : AnnotationsAt(g_.Ref(attrs, "__dict__"))) {
+        // s_tir=True marks a function with blocks; every Kiln function is one.
+        if (key == "s_tir") continue;
+        node->attrs[KilnAttrKey(key)] = value;
+      }
+    }
+    node->body = StmtAt(g_.Ref(func, "body"), 0);
+    return PrimFunc(std::move(node));
+  }
+
+ private:
+  const std::string& Type(int64_t n) const { return g_.node(n).type_key; }
+
+  void Expect(int64_t n, std::string_view type) const {
+    KILN_CHECK(Type(n) == type, ErrorKind::kParse, g_.Where(n) + ": expected " + std::string(type));
+  }
+
+  void CheckDepth(int64_t n, int depth) const {
+    KILN_CHECK(depth < kMaxDepth, ErrorKind::kParse,
+               g_.Where(n) + ": nested deeper than " + std::to_string(kMaxDepth) +
+                   " levels (a cycle in the graph?)");
+  }
+
+  DataType DtypeOf(int64_t n) const {
+    int64_t ty = g_.Ref(n, "ty");
+    KILN_CHECK(Type(ty) == "ir.PrimType", ErrorKind::kUnsupported,
+               g_.Where(n) + ", field \"ty\": " + g_.Where(ty) + " is not a scalar type");
+    const std::string& text = g_.Str(ty, "dtype");
+    std::optional<DataType> dtype = DataType::Parse(text);
+    KILN_CHECK(dtype.has_value(), ErrorKind::kUnsupported,
+               g_.Where(ty) + ": dtype \"" + text + "\" is not one Kiln has");
+    return *dtype;
+  }
+
+  bool IsBufferVar(int64_t n) const {
+    return Type(n) == "ir.Var" && Type(g_.Ref(n, "ty")) == "tirx.BufferType";
+  }
+
+  Var VarAt(int64_t n) {
+    if (auto it = exprs_.find(n); it != exprs_.end()) {
+      KILN_CHECK(it->second.kind() == ir::NodeKind::kVar, ErrorKind::kParse,
+                 g_.Where(n) + ": expected a variable");
+      return Var(it->second.ptr());
+    }
+    Expect(n, "ir.Var");
+    KILN_CHECK(!IsBufferVar(n), ErrorKind::kParse,
+               g_.Where(n) + ": a buffer where a scalar variable was expected");
+    Var var(g_.StringValue(g_.Ref(n, "name")), DtypeOf(n));
+    exprs_.emplace(n, var);
+    return var;
+  }
+
+  Buffer BufferAt(int64_t n) {
+    if (auto it = buffers_.find(n); it != buffers_.end()) return it->second;
+    KILN_CHECK(IsBufferVar(n), ErrorKind::kParse, g_.Where(n) + ": expected a buffer variable");
+    KILN_CHECK(in_progress_.insert(n).second, ErrorKind::kParse,
+               g_.Where(n) + ": the buffer's type refers to the buffer itself");
+    int64_t type = g_.Ref(n, "ty");
+    auto node = std::make_shared<BufferNode>();
+    node->name = g_.StringValue(g_.Ref(n, "name"));
+    int64_t dtype = g_.Ref(type, "dtype");
+    Expect(dtype, "ir.PrimType");
+    std::optional<DataType> parsed = DataType::Parse(g_.Str(dtype, "dtype"));
+    KILN_CHECK(parsed && !parsed->is_handle(), ErrorKind::kUnsupported,
+               g_.Where(type) + ", field \"dtype\": " + g_.Str(dtype, "dtype") +
+                   " is not an element type Kiln has");
+    node->dtype = *parsed;
+    for (int64_t e : g_.Elements(g_.Ref(type, "shape"))) node->shape.push_back(IndexAt(e, type));
+    for (int64_t e : g_.Elements(g_.Ref(type, "strides"))) {
+      node->strides.push_back(IndexAt(e, type));
+    }
+    KILN_CHECK(node->strides.empty() || node->strides.size() == node->shape.size(),
+               ErrorKind::kParse,
+               g_.Where(type) + ": " + std::to_string(node->strides.size()) + " strides for " +
+                   std::to_string(node->shape.size()) + " dimensions");
+    // Kiln's parser writes a zero offset as int32 whatever the shape's dtype; TVM as the shape's.
+    int64_t offset = g_.Ref(type, "elem_offset");
+    node->elem_offset = IntImm(DataType::Int(32), 0);
+    if (!g_.IsNull(offset)) {
+      Expr e = IndexAt(offset, type);
+      if (!IsConstInt(e, 0)) node->elem_offset = e;
+    }
+    node->scope = g_.StringValue(g_.Ref(type, "storage_scope"));
+    int64_t align = g_.Int(type, "data_alignment");
+    KILN_CHECK(align >= 0, ErrorKind::kParse,
+               g_.Where(type) + ", field \"data_alignment\": negative");
+    node->align = align == kTvmDefaultAlign ? 0 : align;
+    KILN_CHECK(!g_.HasField(type, "layout") || g_.IsNull(g_.Ref(type, "layout")),
+               ErrorKind::kUnsupported, g_.Where(type) + ": a buffer layout is not supported");
+    node->data = Var(node->name, DataType::Handle());
+    Buffer buffer(std::move(node));
+    in_progress_.erase(n);
+    buffers_.emplace(n, buffer);
+    return buffer;
+  }
+
+  // A shape, stride or offset entry: an integer expression.
+  Expr IndexAt(int64_t n, int64_t owner) {
+    Expr e = ExprAt(n, 0);
+    KILN_CHECK(e.dtype().is_scalar() && (e.dtype().is_int() || e.dtype().is_uint()),
+               ErrorKind::kParse, g_.Where(owner) + ": " + g_.Where(n) + " is not an integer");
+    return e;
+  }
+
+  Range RangeAt(int64_t n, int depth) {
+    Expect(n, "ir.Range");
+    return RangeFromMinExtent(ExprAt(g_.Ref(n, "min"), depth + 1),
+                              ExprAt(g_.Ref(n, "extent"), depth + 1));
+  }
+
+  std::vector<Expr> ExprsAt(int64_t array, int depth) {
+    std::vector<Expr> out;
+    for (int64_t e : g_.Elements(array)) out.push_back(ExprAt(e, depth + 1));
+    return out;
+  }
+
+  Expr ExprAt(int64_t n, int depth) {
+    if (auto it = exprs_.find(n); it != exprs_.end()) return it->second;
+    CheckDepth(n, depth);
+    KILN_CHECK(in_progress_.insert(n).second, ErrorKind::kParse,
+               g_.Where(n) + ": the expression contains itself");
+    Expr e = MakeExpr(n, depth);
+    in_progress_.erase(n);
+    exprs_.emplace(n, e);
+    return e;
+  }
+
+  Expr MakeExpr(int64_t n, int depth) {
+    const std::string& type = Type(n);
+    auto sub = [&](std::string_view field) { return ExprAt(g_.Ref(n, field), depth + 1); };
+    if (type == "ir.Var") {
+      in_progress_.erase(n);
+      return VarAt(n);
+    }
+    if (type == "ir.IntImm") {
+      DataType dtype = DtypeOf(n);
+      KILN_CHECK(dtype.is_integral() && dtype.is_scalar(), ErrorKind::kParse,
+                 g_.Where(n) + ": an IntImm of dtype " + dtype.ToString());
+      return IntImm(dtype, g_.BoxedInt(n, "value"));
+    }
+    if (type == "ir.FloatImm") {
+      DataType dtype = DtypeOf(n);
+      KILN_CHECK(dtype.is_float() && dtype.is_scalar(), ErrorKind::kParse,
+                 g_.Where(n) + ": a FloatImm of dtype " + dtype.ToString());
+      return FloatImm(dtype, g_.Float(n, "value"));
+    }
+    if (type == "ir.StringImm") return StringImm(g_.StringValue(g_.Ref(n, "value")));
+    if (const BinaryKind* kind = FindBinary(type)) return kind->make(sub("a"), sub("b"));
+    if (type == "prim.Not") return Not(sub("a"));
+    if (type == "prim.Select") {
+      return Select(sub("condition"), sub("true_value"), sub("false_value"));
+    }
+    if (type == "prim.Cast") return Cast(DtypeOf(n), sub("value"));
+    if (type == "prim.Ramp") return Ramp(sub("base"), sub("stride"), Lanes(n));
+    if (type == "prim.Broadcast") return Broadcast(sub("value"), Lanes(n));
+    if (type == "prim.Let") {
+      Var var = VarAt(g_.Ref(n, "var"));
+      return Let(var, sub("value"), sub("body"));
+    }
+    if (type == "ir.TensorLoad") {
+      Buffer buffer = BufferAt(g_.Ref(n, "source"));
+      std::vector<Expr> indices = ExprsAt(g_.Ref(n, "indices"), depth);
+      KILN_CHECK(indices.size() == buffer.ndim(), ErrorKind::kParse,
+                 g_.Where(n) + ": " + std::to_string(indices.size()) + " indices into " +
+                     buffer->name + " of " + std::to_string(buffer.ndim()) + " dimensions");
+      return BufferLoad(buffer, std::move(indices));
+    }
+    if (type == "ir.Call") {
+      int64_t op = g_.Ref(n, "op");
+      Expect(op, "ir.Op");
+      std::string name = KilnOpName(g_.StringValue(op));
+      std::vector<Expr> args = ExprsAt(g_.Ref(n, "args"), depth);
+      if (name == kIfThenElse) {
+        KILN_CHECK(args.size() == 3, ErrorKind::kParse,
+                   g_.Where(n) + ": if_then_else takes 3 arguments");
+        return IfThenElseCall(args[0], args[1], args[2]);
+      }
+      std::optional<IntrinsicInfo> info = LookupIntrinsic(name);
+      KILN_CHECK(info.has_value(), ErrorKind::kUnsupported,
+                 g_.Where(n) + ": the op " + g_.StringValue(op) + " is not one Kiln has");
+      KILN_CHECK(static_cast<int>(args.size()) == info->num_args, ErrorKind::kParse,
+                 g_.Where(n) + ": " + name + " takes " + std::to_string(info->num_args) +
+                     " arguments, got " + std::to_string(args.size()));
+      return Call(DtypeOf(n), name, std::move(args));
+    }
+    throw Error(ErrorKind::kUnsupported, g_.Where(n) + ": not an expression Kiln's TensorIR has");
+  }
+
+  int Lanes(int64_t n) {
+    int64_t lanes = g_.IntValue(g_.Ref(n, "lanes"));
+    KILN_CHECK(lanes >= 1 && lanes <= 1024, ErrorKind::kParse,
+               g_.Where(n) + ", field \"lanes\": " + std::to_string(lanes) + " lanes");
+    return static_cast<int>(lanes);
+  }
+
+  Expr AnnotationValue(int64_t n) {
+    const Node& node = g_.node(n);
+    switch (node.kind) {
+      case tvm_json::NodeKind::kBool:
+        return BoolImm(node.bool_value);
+      case tvm_json::NodeKind::kInt:
+        KILN_CHECK(node.int_value >= INT32_MIN && node.int_value <= INT32_MAX, ErrorKind::kParse,
+                   g_.Where(n) + ": annotation value out of int32's range");
+        return IntImm(DataType::Int(32), node.int_value);
+      case tvm_json::NodeKind::kFloat:
+        return FloatImm(DataType::Float(32), node.float_value);
+      case tvm_json::NodeKind::kString:
+        return StringImm(node.string_value);
+      default:
+        break;
+    }
+    Expr e = ExprAt(n, 0);
+    KILN_CHECK(e.as<IntImmNode>() || e.as<FloatImmNode>() || e.as<StringImmNode>(),
+               ErrorKind::kUnsupported,
+               g_.Where(n) + ": an annotation value that is not a number or a string");
+    return e;
+  }
+
+  Annotations AnnotationsAt(int64_t map) {
+    Annotations out;
+    for (auto [k, v] : g_.Entries(map)) {
+      const std::string& key = g_.StringValue(k);
+      KILN_CHECK(!out.count(key), ErrorKind::kParse,
+                 g_.Where(map) + ": annotation key \"" + key + "\" repeated");
+      out[key] = AnnotationValue(v);
+    }
+    return out;
+  }
+
+  Stmt StmtAt(int64_t n, int depth) {
+    CheckDepth(n, depth);
+    KILN_CHECK(in_progress_.insert(n).second, ErrorKind::kParse,
+               g_.Where(n) + ": the statement contains itself");
+    Stmt s = MakeStmt(n, depth);
+    in_progress_.erase(n);
+    return s;
+  }
+
+  // A statement sequence; a binding scopes over the statements after it.
+  Stmt SequenceAt(const std::vector<int64_t>& items, size_t first, int64_t seq, int depth) {
+    std::vector<Stmt> out;
+    for (size_t i = first; i < items.size(); ++i) {
+      int64_t item = items[i];
+      if (Type(item) == "tirx.Bind") {
+        KILN_CHECK(i + 1 < items.size(), ErrorKind::kUnsupported,
+                   g_.Where(item) + ": a binding with no statement after it");
+        Var var = VarAt(g_.Ref(item, "var"));
+        Expr value = ExprAt(g_.Ref(item, "value"), depth + 1);
+        out.push_back(LetStmt(var, value, SequenceAt(items, i + 1, seq, depth + 1)));
+        break;
+      }
+      out.push_back(StmtAt(item, depth + 1));
+    }
+    KILN_CHECK(!out.empty(), ErrorKind::kParse, g_.Where(seq) + ": an empty statement sequence");
+    return SeqStmt(std::move(out));
+  }
+
+  Stmt MakeStmt(int64_t n, int depth) {
+    const std::string& type = Type(n);
+    auto sub = [&](std::string_view field) { return StmtAt(g_.Ref(n, field), depth + 1); };
+    auto expr = [&](std::string_view field) { return ExprAt(g_.Ref(n, field), depth + 1); };
+    if (type == "tirx.SeqStmt") return SequenceAt(g_.Elements(g_.Ref(n, "seq")), 0, n, depth);
+    if (type == "tirx.Bind") return SequenceAt({n}, 0, n, depth);
+    if (type == "tirx.BufferStore") {
+      Buffer buffer = BufferAt(g_.Ref(n, "buffer"));
+      std::vector<Expr> indices = ExprsAt(g_.Ref(n, "indices"), depth);
+      KILN_CHECK(indices.size() == buffer.ndim(), ErrorKind::kParse,
+                 g_.Where(n) + ": " + std::to_string(indices.size()) + " indices into " +
+                     buffer->name + " of " + std::to_string(buffer.ndim()) + " dimensions");
+      return BufferStore(buffer, expr("value"), std::move(indices));
+    }
+    if (type == "tirx.For") return ForAt(n, depth);
+    if (type == "s_tir.SBlockRealize") return RealizeAt(n, depth);
+    if (type == "tirx.IfThenElse") {
+      int64_t else_case = g_.Ref(n, "else_case");
+      Expr condition = expr("condition");
+      Stmt then_case = sub("then_case");
+      return IfThenElse(condition, then_case,
+                        g_.IsNull(else_case) ? Stmt() : StmtAt(else_case, depth + 1));
+    }
+    if (type == "tirx.Evaluate") return Evaluate(expr("value"));
+    if (type == "tirx.AttrStmt") {
+      // Kiln drops `T.attr` pragmas as its TVMScript parser does; nothing else has a form.
+      const std::string& key = g_.StringValue(g_.Ref(n, "attr_key"));
+      KILN_CHECK(key.rfind("pragma_", 0) == 0, ErrorKind::kUnsupported,
+                 g_.Where(n) + ": the attribute \"" + key + "\" is not supported (pragmas are)");
+      return sub("body");
+    }
+    throw Error(ErrorKind::kUnsupported, g_.Where(n) + ": not a statement Kiln's TensorIR has");
+  }
+
+  Stmt ForAt(int64_t n, int depth) {
+    Var loop_var = VarAt(g_.Ref(n, "loop_var"));
+    Expr min = ExprAt(g_.Ref(n, "min"), depth + 1);
+    Expr extent = ExprAt(g_.Ref(n, "extent"), depth + 1);
+    int64_t kind = g_.Int(n, "kind");
+    KILN_CHECK(kind >= 0 && kind < kNumForKinds, ErrorKind::kParse,
+               g_.Where(n) + ", field \"kind\": " + std::to_string(kind) + " is no loop kind");
+    KILN_CHECK(!g_.HasField(n, "step") || g_.IsNull(g_.Ref(n, "step")), ErrorKind::kUnsupported,
+               g_.Where(n) + ": a loop with a step is not supported");
+    std::string thread_tag;
+    int64_t binding = g_.Ref(n, "thread_binding");
+    if (!g_.IsNull(binding)) {
+      Expect(binding, "tirx.IterVar");
+      thread_tag = g_.StringValue(g_.Ref(binding, "thread_tag"));
+    }
+    KILN_CHECK((static_cast<ForKind>(kind) == ForKind::kThreadBinding) == !thread_tag.empty(),
+               ErrorKind::kParse, g_.Where(n) + ": a thread-bound loop needs a thread tag");
+    Annotations annotations = AnnotationsAt(g_.Ref(n, "annotations"));
+    Stmt body = StmtAt(g_.Ref(n, "body"), depth + 1);
+    return For(loop_var, min, extent, static_cast<ForKind>(kind), body, thread_tag,
+               std::move(annotations));
+  }
+
+  Stmt RealizeAt(int64_t n, int depth) {
+    std::vector<Expr> values = ExprsAt(g_.Ref(n, "iter_values"), depth);
+    Expr predicate = ExprAt(g_.Ref(n, "predicate"), depth + 1);
+    KILN_CHECK(predicate.dtype() == DataType::Bool(), ErrorKind::kParse,
+               g_.Where(n) + ", field \"predicate\": not a bool");
+    int64_t b = g_.Ref(n, "block");
+    Expect(b, "s_tir.SBlock");
+    auto block = std::make_shared<BlockNode>();
+    block->name = g_.StringValue(g_.Ref(b, "name_hint"));
+    for (int64_t iv : g_.Elements(g_.Ref(b, "iter_vars"))) {
+      Expect(iv, "tirx.IterVar");
+      IterVar v;
+      v.var = VarAt(g_.Ref(iv, "var"));
+      v.dom = RangeAt(g_.Ref(iv, "dom"), depth);
+      int64_t kind = g_.Int(iv, "iter_type");
+      KILN_CHECK(kind == kTvmDataPar || kind == kTvmCommReduce || kind == kTvmOpaque,
+                 ErrorKind::kUnsupported,
+                 g_.Where(iv) + ", field \"iter_type\": " + std::to_string(kind) +
+                     " is not spatial (0), reduce (2) or opaque (4)");
+      v.kind = kind == kTvmDataPar      ? IterKind::kSpatial
+               : kind == kTvmCommReduce ? IterKind::kReduce
+                                        : IterKind::kOpaque;
+      block->iter_vars.push_back(std::move(v));
+    }
+    KILN_CHECK(values.size() == block->iter_vars.size(), ErrorKind::kParse,
+               g_.Where(n) + ": " + std::to_string(values.size()) + " iter values for " +
+                   std::to_string(block->iter_vars.size()) + " block iterators");
+    block->reads = RegionsAt(g_.Ref(b, "reads"), depth);
+    block->writes = RegionsAt(g_.Ref(b, "writes"), depth);
+    for (int64_t a : g_.Elements(g_.Ref(b, "alloc_buffers"))) {
+      block->alloc_buffers.push_back(BufferAt(a));
+    }
+    KILN_CHECK(g_.Elements(g_.Ref(b, "match_buffers")).empty(), ErrorKind::kUnsupported,
+               g_.Where(b) + ": match_buffer is not supported");
+    block->annotations = AnnotationsAt(g_.Ref(b, "annotations"));
+    int64_t init = g_.Ref(b, "init");
+    if (!g_.IsNull(init)) block->init = StmtAt(init, depth + 1);
+    block->body = StmtAt(g_.Ref(b, "body"), depth + 1);
+    return BlockRealize(std::move(values), predicate, Block(std::move(block)));
+  }
+
+  std::vector<BufferRegion> RegionsAt(int64_t array, int depth) {
+    std::vector<BufferRegion> out;
+    for (int64_t r : g_.Elements(array)) {
+      Expect(r, "ir.TensorRegion");
+      BufferRegion region{BufferAt(g_.Ref(r, "source")), {}};
+      for (int64_t range : g_.Elements(g_.Ref(r, "region"))) {
+        region.region.push_back(RangeAt(range, depth));
+      }
+      KILN_CHECK(region.region.size() == region.buffer.ndim(), ErrorKind::kParse,
+                 g_.Where(r) + ": a region of " + std::to_string(region.region.size()) +
+                     " ranges for a buffer of " + std::to_string(region.buffer.ndim()) +
+                     " dimensions");
+      out.push_back(std::move(region));
+    }
+    return out;
+  }
+
+  static constexpr int64_t kTvmDefaultAlign = 64;
+
+  const Graph& g_;
+  std::unordered_map<int64_t, Expr> exprs_;
+  std::unordered_map<int64_t, Buffer> buffers_;
+  std::unordered_set<int64_t> in_progress_;
+};
+
+// ---- writing --------------------------------------------------------------------------------
+
+class FuncWriter {
+ public:
+  std::string Write(const PrimFunc& func, std::string_view tvm_version) {
+    null_ = w_.AddNull();
+    int64_t type = w_.AddObject("ir.Type", {Span()});
+    int64_t main = String("main");
+    int64_t global_var = w_.AddObject("ir.GlobalVar", {Span(), WriterField::Ref("ty", type),
+                                                       WriterField::Ref("name_hint", main)});
+    int64_t func_node = WriteFunc(func);
+    int64_t functions = w_.AddMap({{global_var, func_node}});
+    int64_t names = w_.AddMap({{main, global_var}});
+    int64_t source_map =
+        w_.AddObject("ir.SourceMap", {WriterField::Ref("source_map", w_.AddMap({}))});
+    int64_t attrs = w_.AddObject("ir.DictAttrs", {WriterField::Ref("__dict__", w_.AddMap({}))});
+    int64_t module = w_.AddObject(
+        "ir.IRModule",
+        {WriterField::Ref("functions", functions), WriterField::Ref("global_var_map_", names),
+         WriterField::Ref("source_map", source_map), WriterField::Ref("attrs", attrs),
+         WriterField::Ref("global_infos", w_.AddMap({}))});
+    return w_.Write(module, GraphFormat::kFfi, tvm_version, 2);
+  }
+
+ private:
+  WriterField Span() const { return WriterField::Ref("span", null_); }
+
+  int64_t String(const std::string& s) {
+    auto [it, added] = strings_.emplace(s, 0);
+    if (added) it->second = w_.AddString(s);
+    return it->second;
+  }
+
+  int64_t Int(int64_t value) {
+    auto [it, added] = ints_.emplace(value, 0);
+    if (added) it->second = w_.AddInt(value);
+    return it->second;
+  }
+
+  int64_t Bool(bool value) {
+    int64_t& node = value ? true_ : false_;
+    if (node < 0) node = w_.AddBool(value);
+    return node;
+  }
+
+  int64_t PrimType(DataType dtype) {
+    std::string name = dtype.ToString();
+    auto [it, added] = types_.emplace(name, 0);
+    if (added) {
+      it->second = w_.AddObject("ir.PrimType", {Span(), WriterField::String("dtype", name)});
+    }
+    return it->second;
+  }
+
+  int64_t Array(const std::vector<int64_t>& elements) { return w_.AddArray(elements); }
+
+  int64_t IntImmNode(DataType dtype, int64_t value) {
+    int64_t boxed = Int(value);
+    return w_.AddObject("ir.IntImm", {Span(), WriterField::Ref("ty", PrimType(dtype)),
+                                      WriterField::Ref("value", boxed)});
+  }
+
+  int64_t WriteFunc(const PrimFunc& func) {
+    std::vector<int64_t> params, param_types;
+    for (const Var& p : func->params) {
+      if (std::optional<Buffer> buffer = func->BufferOf(p)) {
+        params.push_back(BufferVar(*buffer));
+        param_types.push_back(TensorType(*buffer));
+      } else {
+        params.push_back(VarNode(p));
+        param_types.push_back(PrimType(p.dtype()));
+      }
+    }
+    int64_t unit = w_.AddObject("ir.TupleType", {Span(), WriterField::Ref("fields", Array({}))});
+    int64_t func_type = w_.AddObject(
+        "relax.FuncType",
+        {Span(), WriterField::Ref("params", Array(param_types)), WriterField::Ref("ret", unit),
+         WriterField::Ref("derive_func", null_), WriterField::Bool("purity", false)});
+    std::vector<std::pair<int64_t, int64_t>> attrs;
+    for (const auto& [key, value] : func->attrs) {
+      attrs.emplace_back(String(TvmAttrKey(key)), AttrValue(value));
+    }
+    attrs.emplace_back(String("s_tir"), Bool(true));
+    int64_t dict = w_.AddObject("ir.DictAttrs", {WriterField::Ref("__dict__", w_.AddMap(attrs))});
+    int64_t ret = w_.AddObject("ir.TupleType", {Span(), WriterField::Ref("fields", Array({}))});
+    int64_t body = Body(func->body);
+    return w_.AddObject("tirx.PrimFunc",
+                        {Span(), WriterField::Ref("ty", func_type), WriterField::Ref("attrs", dict),
+                         WriterField::Ref("params", Array(params)),
+                         WriterField::Ref("ret_type", ret), WriterField::Ref("body", body)});
+  }
+
+  // The parameter's type as TVM derives it: a tensor type whose shape is in int64.
+  int64_t TensorType(const Buffer& buffer) {
+    std::vector<int64_t> dims;
+    for (const Expr& d : buffer->shape) {
+      if (d.dtype() == DataType::Int(64)) {
+        dims.push_back(ExprNode(d));
+      } else if (auto value = AsConstInt(d)) {
+        dims.push_back(IntImmNode(DataType::Int(64), *value));
+      } else {
+        dims.push_back(ExprNode(Cast(DataType::Int(64), d)));
+      }
+    }
+    int64_t values = Array(dims);
+    int64_t ndim = static_cast<int64_t>(dims.size());
+    int64_t shape_type =
+        w_.AddObject("relax.ShapeType",
+                     {Span(), WriterField::Ref("values", values), WriterField::Int("ndim", ndim)});
+    int64_t shape = w_.AddObject(
+        "relax.expr.ShapeExpr",
+        {Span(), WriterField::Ref("ty", shape_type), WriterField::Ref("values", values)});
+    return w_.AddObject("relax.TensorType",
+                        {Span(), WriterField::Ref("shape", shape),
+                         WriterField::Ref("dtype", PrimType(buffer->dtype)),
+                         WriterField::Ref("vdevice", null_), WriterField::Int("ndim", ndim)});
+  }
+
+  int64_t AttrValue(const Expr& value) {
+    if (const auto* imm = value.as<ir::IntImmNode>()) {
+      if (value.dtype().is_bool()) return Bool(imm->value != 0);
+      if (value.dtype() == DataType::Int(32)) return Int(imm->value);
+    }
+    if (const auto* imm = value.as<FloatImmNode>(); imm && value.dtype() == DataType::Float(32)) {
+      return w_.AddFloat(imm->value);
+    }
+    if (const auto* imm = value.as<StringImmNode>()) return String(imm->value);
+    return ExprNode(value);
+  }
+
+  int64_t Annotations(const ir::Annotations& annotations) {
+    std::vector<std::pair<int64_t, int64_t>> entries;
+    for (const auto& [key, value] : annotations) {
+      entries.emplace_back(String(key), AttrValue(value));
+    }
+    return w_.AddMap(entries);
+  }
+
+  int64_t BufferVar(const Buffer& buffer) {
+    if (auto it = buffers_.find(buffer.get()); it != buffers_.end()) return it->second;
+    std::vector<int64_t> shape, strides;
+    for (const Expr& d : buffer->shape) shape.push_back(ExprNode(d));
+    for (const Expr& s : buffer->strides) strides.push_back(ExprNode(s));
+    // TVM's zero offset has the dtype of the buffer's index arithmetic (its shape's).
+    DataType index = buffer->shape.empty() ? DataType::Int(32) : buffer->shape[0].dtype();
+    int64_t offset = IsConstInt(buffer->elem_offset, 0) || !buffer->elem_offset.defined()
+                         ? IntImmNode(index, 0)
+                         : ExprNode(buffer->elem_offset);
+    int64_t type = w_.AddObject(
+        "tirx.BufferType",
+        {Span(), WriterField::Ref("dtype", PrimType(buffer->dtype)),
+         WriterField::Ref("storage_scope", String(buffer->scope)),
+         WriterField::Ref("shape", Array(shape)), WriterField::Ref("strides", Array(strides)),
+         WriterField::Ref("elem_offset", offset),
+         WriterField::Int("data_alignment", buffer->align == 0 ? 64 : buffer->align),
+         WriterField::Int("offset_factor", 1), WriterField::Ref("layout", null_),
+         WriterField::Ref("allocated_addr", Array({}))});
+    int64_t var = w_.AddObject("ir.Var", {Span(), WriterField::Ref("ty", type),
+                                          WriterField::Ref("name", String(buffer->name))});
+    buffers_.emplace(buffer.get(), var);
+    return var;
+  }
+
+  int64_t VarNode(const Var& var) {
+    if (auto it = vars_.find(var.get()); it != vars_.end()) return it->second;
+    KILN_CHECK(!var.dtype().is_handle(), ErrorKind::kUnsupported,
+               "TVM JSON graph: the handle variable " + var.name() +
+                   " has no form here (only tensor parameters mapped to buffers)");
+    int64_t node = w_.AddObject("ir.Var", {Span(), WriterField::Ref("ty", PrimType(var.dtype())),
+                                           WriterField::Ref("name", String(var.name()))});
+    vars_.emplace(var.get(), node);
+    return node;
+  }
+
+  std::vector<int64_t> ExprNodes(const std::vector<Expr>& exprs) {
+    std::vector<int64_t> out;
+    for (const Expr& e : exprs) out.push_back(ExprNode(e));
+    return out;
+  }
+
+  int64_t ExprNode(const Expr& e) {
+    auto typed = [&](const char* type, std::vector<WriterField> fields) {
+      fields.insert(fields.begin(), {Span(), WriterField::Ref("ty", PrimType(e.dtype()))});
+      return w_.AddObject(type, std::move(fields));
+    };
+    switch (e.kind()) {
+      case ir::NodeKind::kVar:
+        return VarNode(Var(e.ptr()));
+      case ir::NodeKind::kIntImm:
+        return IntImmNode(e.dtype(), e.as<ir::IntImmNode>()->value);
+      case ir::NodeKind::kFloatImm:
+        return typed("ir.FloatImm", {WriterField::Float("value", e.as<FloatImmNode>()->value)});
+      case ir::NodeKind::kStringImm: {
+        int64_t type = w_.AddObject("ir.StringType", {Span()});
+        return w_.AddObject("ir.StringImm",
+                            {Span(), WriterField::Ref("ty", type),
+                             WriterField::Ref("value", String(e.as<StringImmNode>()->value))});
+      }
+      case ir::NodeKind::kNot:
+        return typed("prim.Not", {WriterField::Ref("a", ExprNode(e.as<NotNode>()->a))});
+      case ir::NodeKind::kSelect: {
+        const auto* s = e.as<SelectNode>();
+        int64_t c = ExprNode(s->condition), t = ExprNode(s->true_value),
+                f = ExprNode(s->false_value);
+        return typed("prim.Select",
+                     {WriterField::Ref("condition", c), WriterField::Ref("true_value", t),
+                      WriterField::Ref("false_value", f)});
+      }
+      case ir::NodeKind::kCast:
+        return typed("prim.Cast", {WriterField::Ref("value", ExprNode(e.as<CastNode>()->value))});
+      case ir::NodeKind::kCall: {
+        const auto* c = e.as<CallNode>();
+        int64_t args = Array(ExprNodes(c->args));
+        int64_t op = w_.AddStringObject("ir.Op", TvmOpName(c->op));
+        return typed("ir.Call",
+                     {WriterField::Ref("op", op), WriterField::Ref("args", args),
+                      WriterField::Ref("attrs", null_), WriterField::Ref("ty_args", Array({}))});
+      }
+      case ir::NodeKind::kBufferLoad: {
+        const auto* l = e.as<BufferLoadNode>();
+        int64_t source = BufferVar(l->buffer);
+        int64_t indices = Array(ExprNodes(l->indices));
+        return typed("ir.TensorLoad",
+                     {WriterField::Ref("source", source), WriterField::Ref("indices", indices)});
+      }
+      case ir::NodeKind::kRamp: {
+        const auto* r = e.as<RampNode>();
+        int64_t base = ExprNode(r->base), stride = ExprNode(r->stride);
+        int64_t lanes = IntImmNode(DataType::Int(32), r->lanes);
+        return typed("prim.Ramp",
+                     {WriterField::Ref("base", base), WriterField::Ref("stride", stride),
+                      WriterField::Ref("lanes", lanes)});
+      }
+      case ir::NodeKind::kBroadcast: {
+        const auto* b = e.as<BroadcastNode>();
+        int64_t value = ExprNode(b->value);
+        int64_t lanes = IntImmNode(DataType::Int(32), b->lanes);
+        return typed("prim.Broadcast",
+                     {WriterField::Ref("value", value), WriterField::Ref("lanes", lanes)});
+      }
+      case ir::NodeKind::kLet: {
+        const auto* l = e.as<LetNode>();
+        int64_t var = VarNode(l->var), value = ExprNode(l->value), body = ExprNode(l->body);
+        return typed("prim.Let", {WriterField::Ref("var", var), WriterField::Ref("value", value),
+                                  WriterField::Ref("body", body)});
+      }
+      default:
+        break;
+    }
+    for (const BinaryKind& kind : kBinaryKinds) {
+      if (e.kind() != kind.kiln) continue;
+      // Every binary node has the same layout (ir/expr.h); Add's stands for all.
+      const auto* binary = static_cast<const AddNode*>(e.get());
+      int64_t a = ExprNode(binary->a), b = ExprNode(binary->b);
+      return typed(kind.tvm, {WriterField::Ref("a", a), WriterField::Ref("b", b)});
+    }
+    throw Error(ErrorKind::kUnsupported, std::string("TVM JSON graph: the expression kind ") +
+                                             NodeKindName(e.kind()) + " has no form here");
+  }
+
+  int64_t Range(const ir::Range& r) {
+    int64_t min = ExprNode(r.min), extent = ExprNode(r.extent);
+    return w_.AddObject("ir.Range",
+                        {WriterField::Ref("min", min), WriterField::Ref("extent", extent), Span()});
+  }
+
+  // A statement as TVM's node; a LetStmt becomes a Bind followed by its body's statements.
+  int64_t Body(const Stmt& s) {
+    std::vector<int64_t> items;
+    Stmts(s, items);
+    if (items.size() == 1) return items[0];
+    return w_.AddObject("tirx.SeqStmt", {Span(), WriterField::Ref("seq", Array(items))});
+  }
+
+  void Stmts(const Stmt& s, std::vector<int64_t>& out) {
+    switch (s.kind()) {
+      case ir::NodeKind::kSeqStmt:
+        for (const Stmt& item : s.as<SeqStmtNode>()->seq) Stmts(item, out);
+        return;
+      case ir::NodeKind::kLetStmt: {
+        const auto* l = s.as<LetStmtNode>();
+        int64_t var = VarNode(l->var), value = ExprNode(l->value);
+        out.push_back(w_.AddObject(
+            "tirx.Bind", {Span(), WriterField::Ref("var", var), WriterField::Ref("value", value)}));
+        Stmts(l->body, out);
+        return;
+      }
+      default:
+        out.push_back(StmtNode(s));
+    }
+  }
+
+  int64_t StmtNode(const Stmt& s) {
+    switch (s.kind()) {
+      case ir::NodeKind::kBufferStore: {
+        const auto* st = s.as<BufferStoreNode>();
+        int64_t buffer = BufferVar(st->buffer), value = ExprNode(st->value);
+        int64_t indices = Array(ExprNodes(st->indices));
+        return w_.AddObject("tirx.BufferStore", {Span(), WriterField::Ref("buffer", buffer),
+                                                 WriterField::Ref("value", value),
+                                                 WriterField::Ref("indices", indices)});
+      }
+      case ir::NodeKind::kFor: {
+        const auto* f = s.as<ForNode>();
+        int64_t var = VarNode(f->loop_var), min = ExprNode(f->min), extent = ExprNode(f->extent);
+        int64_t binding = null_;
+        if (f->for_kind == ForKind::kThreadBinding) {
+          // TVM's parser binds a thread loop through an IterVar of its own ("iter").
+          int64_t iter =
+              w_.AddObject("ir.Var", {Span(), WriterField::Ref("ty", PrimType(f->loop_var.dtype())),
+                                      WriterField::Ref("name", String("iter"))});
+          binding = w_.AddObject("tirx.IterVar",
+                                 {WriterField::Ref("dom", null_), WriterField::Ref("var", iter),
+                                  WriterField::Int("iter_type", kTvmThreadIndex),
+                                  WriterField::Ref("thread_tag", String(f->thread_tag)), Span()});
+        }
+        int64_t annotations = Annotations(f->annotations);
+        int64_t body = Body(f->body);
+        return w_.AddObject(
+            "tirx.For",
+            {Span(), WriterField::Ref("loop_var", var), WriterField::Ref("min", min),
+             WriterField::Ref("extent", extent),
+             WriterField::Int("kind", static_cast<int64_t>(f->for_kind)),
+             WriterField::Ref("body", body), WriterField::Ref("thread_binding", binding),
+             WriterField::Ref("annotations", annotations), WriterField::Ref("step", null_)});
+      }
+      case ir::NodeKind::kBlockRealize:
+        return Realize(*s.as<BlockRealizeNode>());
+      case ir::NodeKind::kIfThenElse: {
+        const auto* i = s.as<IfThenElseNode>();
+        int64_t condition = ExprNode(i->condition), then_case = Body(i->then_case);
+        int64_t else_case = i->else_case.defined() ? Body(i->else_case) : null_;
+        return w_.AddObject("tirx.IfThenElse", {Span(), WriterField::Ref("condition", condition),
+                                                WriterField::Ref("then_case", then_case),
+                                                WriterField::Ref("else_case", else_case)});
+      }
+      case ir::NodeKind::kEvaluate: {
+        int64_t value = ExprNode(s.as<EvaluateNode>()->value);
+        return w_.AddObject("tirx.Evaluate", {Span(), WriterField::Ref("value", value)});
+      }
+      default:
+        throw Error(ErrorKind::kUnsupported, std::string("TVM JSON graph: the statement kind ") +
+                                                 NodeKindName(s.kind()) +
+                                                 " has no form here (lowered code is never a "
+                                                 "tuning workload)");
+    }
+  }
+
+  int64_t Realize(const BlockRealizeNode& realize) {
+    const BlockNode* block = realize.block_node();
+    int64_t values = Array(ExprNodes(realize.iter_values));
+    int64_t predicate = ExprNode(realize.predicate);
+    std::vector<int64_t> iter_vars, allocs;
+    for (const IterVar& iv : block->iter_vars) {
+      int64_t dom = Range(iv.dom), var = VarNode(iv.var);
+      int64_t kind = iv.kind == IterKind::kSpatial  ? kTvmDataPar
+                     : iv.kind == IterKind::kReduce ? kTvmCommReduce
+                                                    : kTvmOpaque;
+      iter_vars.push_back(
+          w_.AddObject("tirx.IterVar", {WriterField::Ref("dom", dom), WriterField::Ref("var", var),
+                                        WriterField::Int("iter_type", kind),
+                                        WriterField::Ref("thread_tag", String("")), Span()}));
+    }
+    int64_t reads = Regions(block->reads), writes = Regions(block->writes);
+    for (const Buffer& b : block->alloc_buffers) allocs.push_back(BufferVar(b));
+    int64_t annotations = Annotations(block->annotations);
+    int64_t init = block->init.defined() ? Body(block->init) : null_;
+    int64_t body = Body(block->body);
+    int64_t block_node = w_.AddObject(
+        "s_tir.SBlock",
+        {Span(), WriterField::Ref("iter_vars", Array(iter_vars)), WriterField::Ref("reads", reads),
+         WriterField::Ref("writes", writes), WriterField::Ref("name_hint", String(block->name)),
+         WriterField::Ref("alloc_buffers", Array(allocs)),
+         WriterField::Ref("match_buffers", Array({})), WriterField::Ref("annotations", annotations),
+         WriterField::Ref("init", init), WriterField::Ref("body", body)});
+    return w_.AddObject("s_tir.SBlockRealize", {Span(), WriterField::Ref("iter_values", values),
+                                                WriterField::Ref("predicate", predicate),
+                                                WriterField::Ref("block", block_node)});
+  }
+
+  int64_t Regions(const std::vector<BufferRegion>& regions) {
+    std::vector<int64_t> out;
+    for (const BufferRegion& r : regions) {
+      int64_t source = BufferVar(r.buffer);
+      std::vector<int64_t> ranges;
+      for (const ir::Range& range : r.region) ranges.push_back(Range(range));
+      if (region_type_ < 0) region_type_ = w_.AddObject("tirx.BufferRegionType", {Span()});
+      out.push_back(w_.AddObject("ir.TensorRegion", {Span(), WriterField::Ref("ty", region_type_),
+                                                     WriterField::Ref("source", source),
+                                                     WriterField::Ref("region", Array(ranges))}));
+    }
+    return Array(out);
+  }
+
+  GraphWriter w_;
+  int64_t null_ = 0;
+  int64_t true_ = -1, false_ = -1, region_type_ = -1;
+  std::map<std::string, int64_t> strings_, types_;
+  std::map<int64_t, int64_t> ints_;
+  std::unordered_map<const ir::VarNode*, int64_t> vars_;
+  std::unordered_map<const BufferNode*, int64_t> buffers_;
+};
+
+}  // namespace
+
+PrimFunc ReadPrimFunc(const Graph& graph) {
+  int64_t root = graph.root();
+  const std::string& type = graph.node(root).type_key;
+  FuncReader reader(graph);
+  if (type == "tirx.PrimFunc") return reader.Read(root, "main");
+  KILN_CHECK(graph.format() == GraphFormat::kFfi, ErrorKind::kUnsupported,
+             graph.Where(root) +
+                 ": the graph is in the shape of TVM 0.23 or older (type keys "
+                 "\"tir.*\"); Kiln reads TensorIR graphs of TVM 0.24 and later");
+  KILN_CHECK(type == "ir.IRModule", ErrorKind::kParse,
+             graph.Where(root) + ": expected an ir.IRModule or a tirx.PrimFunc at the root");
+  // The module's function "main", else its only PrimFunc.
+  int64_t chosen = -1;
+  std::string name;
+  int count = 0;
+  for (auto [global_var, func] : graph.Entries(graph.Ref(root, "functions"))) {
+    if (graph.node(func).type_key != "tirx.PrimFunc") continue;
+    std::string hint = graph.StringValue(graph.Ref(global_var, "name_hint"));
+    ++count;
+    if (chosen < 0 || hint == "main") {
+      chosen = func;
+      name = hint;
+    }
+  }
+  KILN_CHECK(chosen >= 0, ErrorKind::kParse, graph.Where(root) + ": the module has no PrimFunc");
+  KILN_CHECK(count == 1 || name == "main", ErrorKind::kUnsupported,
+             graph.Where(root) + ": the module has " + std::to_string(count) +
+                 " PrimFuncs and none is named main");
+  return reader.Read(chosen, name);
+}
+
+PrimFunc ReadPrimFuncJson(std::string_view json_text, std::string_view source) {
+  return ReadPrimFunc(Graph::Parse(json_text, source));
+}
+
+std::string WritePrimFuncModuleJson(const PrimFunc& func, std::string_view tvm_version) {
+  return FuncWriter().Write(func, tvm_version);
+}
+
+}  // namespace kiln::ir::tvm_json
