@@ -418,6 +418,11 @@ void CLikeEmitter::EmitThreadBinding(const ForNode* op) {
                                            ", which this target has not");
 }
 
+void CLikeEmitter::EmitEvaluate(const EvaluateNode* op) {
+  if (op->value.as<IntImmNode>() != nullptr) return;
+  Line() << "(void)" << PrintExpr(op->value) << ";\n";
+}
+
 void CLikeEmitter::EmitFor(const ForNode* op) {
   if (op->for_kind == ForKind::kThreadBinding) return EmitThreadBinding(op);
   EmitLoopPrefix(op);
@@ -497,12 +502,8 @@ void CLikeEmitter::EmitStmt(const Stmt& s) {
     }
     case NodeKind::kDeclBuffer:
       return EmitStmt(s.as<DeclBufferNode>()->body);
-    case NodeKind::kEvaluate: {
-      const Expr& v = s.as<EvaluateNode>()->value;
-      if (v.as<IntImmNode>() != nullptr) return;
-      Line() << "(void)" << PrintExpr(v) << ";\n";
-      return;
-    }
+    case NodeKind::kEvaluate:
+      return EmitEvaluate(s.as<EvaluateNode>());
     default:
       throw Error(ErrorKind::kInvalidIR, "function " + function_name_ + ": a " +
                                              NodeKindName(s.kind()) +

@@ -66,6 +66,8 @@ class CLikeEmitter {
   virtual void EmitLoopPrefix(const ir::ForNode* op) { (void)op; }
   virtual void EmitThreadBinding(const ir::ForNode* op);
   virtual void EmitAllocate(const ir::AllocateNode* op) = 0;
+  // An Evaluate statement (GPU emitters print barriers, which are calls no intrinsic names).
+  virtual void EmitEvaluate(const ir::EvaluateNode* op);
   // Register promotion (codegen/register_promotion.h): whether `op`'s buffer may live in
   // variables (by default: thread-private scopes "local" and "stack", whose elements are stored
   // in their compute type), and how one such variable is declared (zero-initialized, so that no

@@ -1,6 +1,7 @@
 // The lowering pipeline.
 #include "codegen/lower.h"
 
+#include "codegen/gpu/check_schedule.h"
 #include "codegen/passes/compact_buffers.h"
 #include "codegen/passes/flatten_buffers.h"
 #include "codegen/passes/lower_blocks.h"
@@ -29,6 +30,7 @@ PrimFunc Lower(const PrimFunc& f, const LowerOptions& options) {
     if (options.after_pass) options.after_pass(pass, result);
     return result;
   };
+  if (options.gpu) gpu::CheckThreadBoundReductions(f);
   PrimFunc g = step("PlaceAllocations", PlaceAllocations(f));
   g = step("LowerBlocks", LowerBlocks(g));
   g = step("CompactBuffers", CompactBuffers(g));

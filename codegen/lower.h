@@ -18,6 +18,9 @@ struct LowerOptions {
   StorageOptions storage;
   // CPU targets decide stack or heap per allocation; GPU targets keep memory scopes.
   bool plan_storage = true;
+  // GPU targets: the scheduled function is first checked for what GPU lowering refuses
+  // (codegen/gpu/check_schedule.h).
+  bool gpu = false;
   // Called after each pass with its name and result, so tools can show every step. The IR
   // is also logged at debug level.
   std::function<void(std::string_view pass, const ir::PrimFunc& f)> after_pass;

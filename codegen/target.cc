@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "codegen/c/c_emitter.h"
+#include "codegen/opencl/opencl_emitter.h"
 
 namespace kiln::codegen {
 
@@ -21,6 +22,7 @@ Registry& GetRegistry() {
     r->factories["c"] = [] { return std::make_unique<CTarget>(); };
     // The host CPU target keeps TVM's name; its code goes through the C emitter.
     r->factories["llvm"] = [] { return std::make_unique<CTarget>(); };
+    r->factories["opencl"] = [] { return std::make_unique<OpenCLTarget>(); };
     return r;
   }();
   return *registry;

@@ -1,14 +1,16 @@
 // Code generation targets: the interface every emitter implements and the registry that
-// names them ("c", "llvm", later "cuda", "opencl", ...). A target turns a lowered PrimFunc
+// names them ("c", "llvm", "opencl", "vulkan", "cuda"). A target turns a lowered PrimFunc
 // (codegen/lower.h) into self-contained source for one kernel with the packed calling
 // convention of codegen/kernel_abi.h.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "codegen/gpu/launch.h"
 #include "codegen/kernel_abi.h"
 #include "codegen/lower.h"
 #include "ir/function.h"
@@ -20,6 +22,8 @@ struct EmittedSource {
   std::string code;      // one self-contained translation unit
   KernelSignature signature;
   bool uses_openmp = false;  // the build must enable OpenMP (-fopenmp)
+  // GPU targets: the kernels in `code` and how to launch them (codegen/gpu/launch.h).
+  std::optional<gpu::LaunchPlan> launch;
 };
 
 class CodegenTarget {

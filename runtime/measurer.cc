@@ -4,6 +4,8 @@
 #include <mutex>
 
 #include "runtime/cpu_measurer.h"
+#include "runtime/cuda/cuda_measurer.h"
+#include "runtime/opencl/opencl_measurer.h"
 #include "support/error.h"
 
 namespace kiln::runtime {
@@ -19,6 +21,12 @@ Registry& GetRegistry() {
     auto* r = new Registry;
     r->factories["cpu"] = [](const MeasureOptions& options) {
       return std::make_unique<CpuMeasurer>(options);
+    };
+    r->factories["opencl"] = [](const MeasureOptions& options) {
+      return opencl::CreateOpenCLMeasurer(options);
+    };
+    r->factories["cuda"] = [](const MeasureOptions& options) {
+      return cuda::CreateCudaMeasurer(options);
     };
     return r;
   }();
@@ -61,8 +69,11 @@ std::string DeviceKindOfTarget(const std::string& target) {
   // A TVM-style target string may carry options after its kind: "llvm -mcpu=znver4".
   std::string kind = target.substr(0, target.find(' '));
   if (kind == "llvm" || kind == "c") return "cpu";
+  // Each GPU target runs on the device kind of its API.
+  if (kind == "opencl" || kind == "vulkan" || kind == "cuda") return kind;
   throw Error(ErrorKind::kUnsupported,
-              "no device runs code of target '" + target + "' (measurable targets: llvm, c)");
+              "no device runs code of target '" + target +
+                  "' (measurable targets: llvm, c, opencl, vulkan, cuda)");
 }
 
 }  // namespace kiln::runtime

@@ -1,0 +1,75 @@
+// GpuEmitter: thread-bound loops, barriers, shared declarations.
+#include "codegen/gpu/gpu_emitter.h"
+
+#include "codegen/gpu/barriers.h"
+#include "codegen/passes/ir_utils.h"
+
+namespace kiln::codegen::gpu {
+
+using namespace ir;
+
+void GpuEmitter::EmitKernelBody(const GpuKernel& kernel) {
+  kernel_ = &kernel;
+  for (const Buffer& b : kernel.shared) EmitSharedDecl(b, DeclareVar(b->data));
+  EmitStmt(kernel.body);
+  kernel_ = nullptr;
+}
+
+int64_t GpuEmitter::ConstantElements(const Buffer& buffer) {
+  int64_t count = 1;
+  for (const Expr& extent : buffer->shape) {
+    auto c = AsConstInt(extent);
+    KILN_CHECK(c.has_value(), ErrorKind::kUnsupported,
+               "function " + function_name_ + ": buffer " + buffer->name + " in scope " +
+                   buffer->scope +
+                   " has a symbolic size; a GPU kernel's own buffers need a "
+                   "constant one");
+    count *= *c;
+  }
+  return count;
+}
+
+void GpuEmitter::EmitThreadBinding(const ForNode* op) {
+  bool is_block = false;
+  int axis = 0;
+  KILN_CHECK(ParseThreadTag(op->thread_tag, &is_block, &axis) && kernel_ != nullptr,
+             ErrorKind::kUnsupported,
+             "function " + function_name_ + ": loop " + op->loop_var.name() + " is bound to " +
+                 op->thread_tag + ", which GPU kernels do not have");
+  const Expr& launch =
+      is_block ? kernel_->launch.extents.grid[axis] : kernel_->launch.extents.block[axis];
+  auto extent = AsConstInt(op->extent);
+  auto launched = AsConstInt(launch);
+  bool guarded = !(extent && launched && *extent == *launched) && !op->extent.same_as(launch);
+  std::string index = ThreadIndex(is_block, axis);
+  DataType t = op->loop_var.dtype();
+  Line() << "{\n";
+  ++indent_;
+  if (guarded) {
+    Line() << "if (" << index << " < " << PrintExpr(CastTo(DataType::Int(32), op->extent))
+           << ") {\n";
+    ++indent_;
+  }
+  std::string value = "(" + TypeName(t) + ")(" + index + ")";
+  if (!IsConstInt(op->min, 0)) value = "(" + PrintExpr(op->min) + " + " + value + ")";
+  std::string name = DeclareVar(op->loop_var);
+  auto min = AsConstInt(op->min);
+  if (min && extent) SetBounds(op->loop_var.get(), {*min, *min + *extent - 1});
+  Line() << "const " << TypeName(t) << " " << name << " = " << value << ";\n";
+  Line() << "(void)" << name << ";\n";
+  EmitStmt(op->body);
+  if (guarded) {
+    --indent_;
+    Line() << "}\n";
+  }
+  --indent_;
+  Line() << "}\n";
+}
+
+void GpuEmitter::EmitEvaluate(const EvaluateNode* op) {
+  const auto* call = op->value.as<CallNode>();
+  if (call != nullptr && call->op == kStorageSync) return EmitBarrier();
+  CLikeEmitter::EmitEvaluate(op);
+}
+
+}  // namespace kiln::codegen::gpu
