@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "codegen/c/c_emitter.h"
+#include "codegen/cuda/cuda_emitter.h"
 #include "codegen/opencl/opencl_emitter.h"
 
 namespace kiln::codegen {
@@ -23,6 +24,7 @@ Registry& GetRegistry() {
     // The host CPU target keeps TVM's name; its code goes through the C emitter.
     r->factories["llvm"] = [] { return std::make_unique<CTarget>(); };
     r->factories["opencl"] = [] { return std::make_unique<OpenCLTarget>(); };
+    r->factories["cuda"] = [] { return std::make_unique<CudaTarget>(); };
     return r;
   }();
   return *registry;
