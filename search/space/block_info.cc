@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "ir/functor.h"
+#include "search/schedule/primitive/primitive.h"
 #include "search/schedule/primitive/utils.h"
 
 namespace kiln::search {
@@ -142,6 +143,20 @@ bool NeedsMultiLevelTiling(const ScheduleState& state, int block) {
     }
   }
   return unused >= 1;
+}
+
+bool HasElementwiseConsumer(const ScheduleState& state, int index) {
+  if (IsOutputBlock(state, index)) return false;
+  std::vector<int> consumers = ConsumerBlocks(state, index);
+  if (consumers.size() != 1) return false;
+  const BlockNode* consumer = state.entry(consumers[0]).block();
+  int spatial = 0;
+  for (const IterVar& iv : state.entry(index).block()->iter_vars) {
+    spatial += iv.kind == IterKind::kSpatial;
+  }
+  return IsSpatialBlock(consumer) && HasTrivialBinding(state, consumers[0]) &&
+         static_cast<int>(consumer->iter_vars.size()) == spatial &&
+         state.ScopeOf(consumers[0]) == state.ScopeOf(index);
 }
 
 }  // namespace kiln::search

@@ -47,6 +47,11 @@ int64_t ReductionExtent(const ir::BlockNode* block);
 // reuse that a tile can exploit), and not already tiled.
 bool NeedsMultiLevelTiling(const ScheduleState& state, int block);
 
+// The block writes an intermediate that exactly one block of its scope reads, elementwise: a
+// spatial block with a trivial binding over as many iterations as `block` has spatial ones
+// (a bias, an activation), which a tiling rule may use as its write cache.
+bool HasElementwiseConsumer(const ScheduleState& state, int block);
+
 // The block annotation rules leave on a block they tiled, so that later rules leave it be.
 inline constexpr char kTiledAnnotation[] = "meta_schedule.tiling_structure";
 

@@ -1,6 +1,8 @@
 // Design spaces and their presets.
 #include "search/space/design_space.h"
 
+#include <algorithm>
+
 #include "search/space/mutators/mutators.h"
 #include "search/space/postprocs/postprocs.h"
 #include "search/space/rules/rules.h"
@@ -53,10 +55,64 @@ DesignSpace CpuSpace() {
   return space;
 }
 
+// MetaSchedule's cuda defaults, for every GPU API (TVM's Vulkan, Metal and OpenCL targets
+// reuse them), sized by `limits`: tiling "SSSRRSRS" with shared-memory reads and a local
+// write cache, cross-thread reduction, auto-bind, unroll up to 1024. Departures: the vthread
+// level is fused into the threads (Kiln's GPU lowering runs virtual threads as serial
+// loops), cross-thread reductions go through rfactor and shared memory (no allreduce in the
+// lowering), cooperative fetches vectorize by at most 4 (GLSL's widest vector).
+DesignSpace GpuSpace(const std::string& preset, const codegen::gpu::GpuLimits& limits) {
+  DesignSpace space;
+  space.preset = preset;
+  AutoBindConfig bind;
+  CrossThreadReductionConfig reduction;
+  auto within = [&](std::vector<int64_t>& extents) {
+    std::erase_if(extents, [&](int64_t t) { return t > limits.max_threads_per_block; });
+  };
+  within(bind.thread_extents);
+  within(reduction.thread_extents);
+  ParallelVectorizeUnrollConfig unroll;
+  unroll.max_jobs_per_core = 0;
+  unroll.max_vectorize_extent = 0;
+  unroll.unroll_max_steps = {0, 16, 64, 512, 1024};
+  space.rules.push_back(MakeAutoInline());
+  space.rules.push_back(MakeMultiLevelTilingGpu());
+  space.rules.push_back(MakeCrossThreadReduction(reduction));
+  space.rules.push_back(MakeParallelVectorizeUnroll(unroll));
+  space.rules.push_back(MakeAutoBind(bind));
+  space.postprocs.push_back(MakeDisallowDynamicLoop());
+  space.postprocs.push_back(MakeRewriteCooperativeFetch());
+  space.postprocs.push_back(
+      MakeRewriteUnboundBlock(std::min<int64_t>(256, limits.max_threads_per_block)));
+  space.postprocs.push_back(MakeRewriteParallelVectorizeUnroll());
+  space.postprocs.push_back(MakeRewriteReductionBlock());
+  space.postprocs.push_back(MakeVerifyGpuCode(limits));
+  space.mutators.push_back({MakeMutateTileSize(), 0.90});
+  space.mutators.push_back({MakeMutateUnroll(), 0.08});
+  space.mutators.push_back({MakeMutateThreadBinding(), 0.02});
+  return space;
+}
+
 }  // namespace
+
+codegen::gpu::GpuLimits PresetGpuLimits(std::string_view name) {
+  codegen::gpu::GpuLimits limits;  // CUDA's: 1024 threads, 48 KiB shared memory per block
+  if (name == "gpu" || name == "vulkan" || name == "opencl") {
+    // TVM's Vulkan and OpenCL target defaults; what lavapipe and PoCL also allow.
+    limits.max_threads_per_block = 256;
+    limits.max_block_extent = {256, 256, 64};
+    limits.max_grid_extent = {65535, 65535, 65535};
+    limits.max_shared_bytes = 32 * 1024;
+  }
+  return limits;
+}
 
 DesignSpace MakeDesignSpace(std::string_view name) {
   if (name == "cpu" || name == "llvm" || name == "c") return CpuSpace();
+  if (name == "cuda") return GpuSpace("cuda", PresetGpuLimits(name));
+  if (name == "gpu" || name == "vulkan" || name == "opencl") {
+    return GpuSpace("gpu", PresetGpuLimits(name));
+  }
   std::string known;
   for (const std::string& preset : DesignSpacePresets())
     known += (known.empty() ? "" : ", ") + preset;
@@ -64,6 +120,12 @@ DesignSpace MakeDesignSpace(std::string_view name) {
               "design space: no preset named \"" + std::string(name) + "\" (known: " + known + ")");
 }
 
-std::vector<std::string> DesignSpacePresets() { return {"cpu", "llvm", "c"}; }
+bool IsGpuPreset(std::string_view name) {
+  return name == "cuda" || name == "gpu" || name == "vulkan" || name == "opencl";
+}
+
+std::vector<std::string> DesignSpacePresets() {
+  return {"cpu", "llvm", "c", "cuda", "gpu", "vulkan", "opencl"};
+}
 
 }  // namespace kiln::search

@@ -1,6 +1,7 @@
 // DesignSpace: the rules, postprocessors and mutators (with their probabilities) that make a
-// task's search space, and the named presets per target: "cpu" now (MetaSchedule's llvm
-// defaults); the GPU work adds its own. The search clones one per thread and per task.
+// task's search space, and the named presets per target: "cpu" (MetaSchedule's llvm
+// defaults), "cuda" and "gpu" (its cuda defaults, for CUDA and for Vulkan / OpenCL, each with
+// its target's limits). The search clones one per thread and per task.
 #pragma once
 
 #include <memory>
@@ -8,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/gpu/limits.h"
 #include "search/schedule/schedule.h"
 #include "search/space/mutator.h"
 #include "search/space/postproc.h"
@@ -35,9 +37,16 @@ struct DesignSpace {
   DesignSpace Clone() const;
 };
 
-// The preset named `name` ("cpu"; "llvm" and "c" are aliases of it); a
+// The preset named `name` ("cpu", with the aliases "llvm" and "c"; "cuda"; "gpu", with the
+// aliases "vulkan" and "opencl": a target name picks its preset); a
 // kiln::Error(kUnsupported) naming the known presets otherwise.
 DesignSpace MakeDesignSpace(std::string_view name);
+// The device limits a GPU preset sizes its space by (a TuneContext's non-zero limits
+// override them): CUDA's for "cuda"; TVM's Vulkan / OpenCL defaults (256 threads, 32 KiB of
+// shared memory per block) for "gpu", "vulkan" and "opencl".
+codegen::gpu::GpuLimits PresetGpuLimits(std::string_view name);
+// True for the names of GPU presets.
+bool IsGpuPreset(std::string_view name);
 // The preset names MakeDesignSpace knows.
 std::vector<std::string> DesignSpacePresets();
 

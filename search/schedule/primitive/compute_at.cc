@@ -24,11 +24,21 @@ bool InSubtree(const ScheduleState& state, int root, int entry) {
   return entry > root && entry < state.entry(root).end;
 }
 
+// A loop whose iterations are the threads of one GPU thread block (threadIdx, vthread).
+bool IsThreadLoop(const ForNode* f) {
+  return f->for_kind == ForKind::kThreadBinding &&
+         (f->thread_tag.rfind("threadIdx", 0) == 0 || f->thread_tag.rfind("vthread", 0) == 0);
+}
+
 // The accessed region of `buffer` by `block` under its binding, relaxed over the loops
-// between `loop` and the block. Returns one [min, max] interval per dimension.
+// between `loop` and the block, and for a buffer shared by a GPU thread block also over the
+// thread loops above `loop`: every thread of the block reads the one copy, so it must hold
+// what all of them need (TVM relaxes by storage scope the same way). Returns one [min, max]
+// interval per dimension.
 std::vector<arith::IntervalSet> RelaxedRegion(const ScheduleState& state, int block, int loop,
                                               const Buffer& buffer, bool writes,
                                               arith::Analyzer& analyzer) {
+  bool shared = buffer->scope.rfind("shared", 0) == 0;
   const BlockRealizeNode* realize = state.entry(block).realize();
   const BlockNode* node = realize->block_node();
   VarMap binding;
@@ -37,8 +47,8 @@ std::vector<arith::IntervalSet> RelaxedRegion(const ScheduleState& state, int bl
   }
   arith::VarIntervals dom;
   for (int l : state.LoopsAbove(block)) {
-    if (!InSubtree(state, loop, l)) continue;
     const ForNode* f = state.entry(l).loop();
+    if (!InSubtree(state, loop, l) && !(shared && IsThreadLoop(f))) continue;
     dom[f->loop_var.get()] = arith::IntervalSet::FromRange(RangeFromMinExtent(f->min, f->extent));
   }
   std::vector<arith::IntervalSet> result;

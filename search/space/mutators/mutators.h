@@ -20,5 +20,9 @@ std::unique_ptr<Mutator> MakeMutateUnroll();
 // mutate_parallel.cc: another parallel budget (cores times a power of two up to the rule's)
 // for the root block's parallel annotation.
 std::unique_ptr<Mutator> MakeMutateParallel();
+// mutate_thread_binding.cc: another thread count for a SampleCategorical that feeds a split
+// (auto-bind's and cross-thread reduction's thread extents). GPU presets: tile size 0.90,
+// unroll 0.08, thread binding 0.02.
+std::unique_ptr<Mutator> MakeMutateThreadBinding();
 
 }  // namespace kiln::search

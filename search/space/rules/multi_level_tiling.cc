@@ -85,7 +85,9 @@ class MultiLevelTiling : public ScheduleRule {
     }
     std::optional<BlockRV> write_cache;
     if (write_level > 0 && fuse_consumer) {
-      if (!HasElementwiseConsumer(sch, block)) return false;
+      if (!HasElementwiseConsumer(sch.state(), sch.state().FindBlock(sch.Get(block)->name))) {
+        return false;
+      }
       write_cache = sch.GetConsumers(block).front();
       if (write_scope != "global") sch.SetScope(block, 0, write_scope);
     } else if (write_level > 0) {
@@ -118,24 +120,6 @@ class MultiLevelTiling : public ScheduleRule {
       sch.ComputeAt(cache, SpatialLevelEnd(tiles, config_.read_level), true);
     }
     return true;
-  }
-
-  // The block writes an intermediate that exactly one block reads, elementwise: a spatial
-  // block with a trivial binding over as many iterations as the tiled block has spatial ones.
-  static bool HasElementwiseConsumer(const Schedule& sch, BlockRV block) {
-    const ScheduleState& state = sch.state();
-    int index = state.FindBlock(sch.Get(block)->name);
-    if (IsOutputBlock(state, index)) return false;
-    std::vector<int> consumers = ConsumerBlocks(state, index);
-    if (consumers.size() != 1) return false;
-    const ir::BlockNode* consumer = state.entry(consumers[0]).block();
-    int spatial = 0;
-    for (const ir::IterVar& iv : state.entry(index).block()->iter_vars) {
-      spatial += iv.kind == ir::IterKind::kSpatial;
-    }
-    return IsSpatialBlock(consumer) && HasTrivialBinding(state, consumers[0]) &&
-           static_cast<int>(consumer->iter_vars.size()) == spatial &&
-           state.ScopeOf(consumers[0]) == state.ScopeOf(index);
   }
 
   // The innermost loop of the `level`-th (1-based) spatial level of the structure.

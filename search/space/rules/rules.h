@@ -1,5 +1,6 @@
 // The schedule rules, one per file in this folder, each made by a factory with its
-// configuration (defaults: MetaSchedule's for the llvm target, see BACKGROUND.md).
+// configuration (defaults: MetaSchedule's for the llvm target, and for the GPU rules its cuda
+// target's; see BACKGROUND.md).
 #pragma once
 
 #include <cstdint>
@@ -61,6 +62,41 @@ std::unique_ptr<ScheduleRule> MakeParallelVectorizeUnroll(
 // scope under a sampled loop of its consumers (SampleComputeLocation, then ComputeAt).
 std::unique_ptr<ScheduleRule> MakeRandomComputeLocation();
 
+// multi_level_tiling_gpu.cc: tiles a reduction block with data reuse by `structure`, binds
+// the loops of the first spatial levels to `tile_binds` (each level's loops fused into one;
+// an empty tag fuses that level into the next bound one), reads every operand through a
+// `read_scope` copy computed at the end of the first reduction level and annotated for a
+// cooperative fetch with a sampled vector length, and writes through a `write_scope` cache
+// (or the elementwise consumer) computed at the end of the last bound level.
+struct MultiLevelTilingGpuConfig {
+  std::string structure = "SSSRRSRS";
+  // MetaSchedule binds "blockIdx.x", "vthread.x", "threadIdx.x". Kiln's GPU lowering has no
+  // virtual threads, so the presets fuse the vthread level into the threads.
+  std::vector<std::string> tile_binds = {"blockIdx.x", "", "threadIdx.x"};
+  int64_t max_innermost_factor = 64;
+  std::vector<int64_t> vector_load_lens = {1, 2, 4};
+  std::string read_scope = "shared";
+  std::string write_scope = "local";
+};
+std::unique_ptr<ScheduleRule> MakeMultiLevelTilingGpu(MultiLevelTilingGpuConfig config = {});
+
+// cross_thread_reduction.cc: for a reduction with little spatial work for a block's threads
+// (the context's max_threads_per_block and warp_size), fuses its reduction loops, splits them
+// by a sampled thread count and binds the inner part to threadIdx.x; keeps the sketch
+// without too.
+struct CrossThreadReductionConfig {
+  std::vector<int64_t> thread_extents = {4, 8, 16, 32, 64, 128, 256, 512};
+};
+std::unique_ptr<ScheduleRule> MakeCrossThreadReduction(CrossThreadReductionConfig config = {});
+
+// auto_bind.cc: binds every block at the top of the root scope that has no blockIdx loop yet
+// (search/space/thread_binding.h), the thread count sampled from `thread_extents`.
+struct AutoBindConfig {
+  std::vector<int64_t> thread_extents = {32, 64, 128, 256, 512, 1024};
+  int64_t max_threadblocks = 256;
+};
+std::unique_ptr<ScheduleRule> MakeAutoBind(AutoBindConfig config = {});
+
 // Root block annotations the rules leave for the postprocessors (MetaSchedule's keys).
 inline constexpr char kParallelAnnotation[] = "meta_schedule.parallel";
 inline constexpr char kVectorizeAnnotation[] = "meta_schedule.vectorize";
@@ -68,5 +104,7 @@ inline constexpr char kUnrollExplicitAnnotation[] = "meta_schedule.unroll_explic
 inline constexpr char kUnrollImplicitAnnotation[] = "meta_schedule.unroll_implicit";
 // On a block whose producer (an rfactor block) random_compute_location should place.
 inline constexpr char kRandomComputeProducer[] = "meta_schedule.random_compute_producer";
+// On the fused loop of a shared-memory copy: the vector length of its cooperative fetch.
+inline constexpr char kCooperativeFetchAnnotation[] = "meta_schedule.cooperative_fetch";
 
 }  // namespace kiln::search
