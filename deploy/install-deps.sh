@@ -15,7 +15,7 @@ packages=(
   libcli11-dev libgtest-dev libgmock-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
-  mesa-vulkan-drivers libvulkan-dev glslang-dev libshaderc-dev spirv-tools vulkan-tools
+  mesa-vulkan-drivers libvulkan-dev glslang-dev glslang-tools libshaderc-dev spirv-tools vulkan-tools
   python3-venv
 )
 
