@@ -1,7 +1,8 @@
 // kiln-worker: connects to a coordinator, registers this machine's device and measures the
 // batches it is sent until SIGINT or SIGTERM. All the logic is in the library (BatchRunner,
 // WorkerClient); this file only reads the command line.
-//   kiln-worker --coordinator tcp://HOST:7070 [--device cpu|fake] [--id NAME] [--build-jobs N]
+//   kiln-worker --coordinator tcp://HOST:7070 [--device cpu|cuda|opencl|vulkan|fake]
+//               [--id NAME] [--build-jobs N]
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@
 #include "support/logging.h"
 #include "worker/batch_runner.h"
 #include "worker/device_key.h"
+#include "worker/device_probe.h"
 #include "worker/fake_measurer.h"
 #include "worker/worker_client.h"
 
@@ -36,11 +38,13 @@ int main(int argc, char** argv) {
   int build_jobs = 0;
   app.add_option("--coordinator", coordinator, "the coordinator's address (tcp://HOST:7070)")
       ->required();
-  app.add_option("--device", device, "the device kind measured on: cpu, or fake (a fixed sleep)");
+  app.add_option("--device", device,
+                 "the device kind measured on: cpu, cuda, opencl, vulkan, or fake (a fixed sleep)");
   app.add_option("--device-key", device_key,
                  "the key records are filed under (default: detected, e.g. cpu-zen4)");
   app.add_option("--id", id, "this worker's name (default HOSTNAME-PID)");
-  app.add_option("--target", target, "the codegen target it builds for (default llvm)");
+  app.add_option("--target", target,
+                 "the codegen target it builds for (default: the device's; llvm for cpu)");
   app.add_option("--build-jobs", build_jobs, "candidates built at once (default: all cores)");
   app.add_option("--cache-dir", cache_dir, "builds and references (default ~/.cache/kiln)");
   app.add_option("--keys", keys, "CurveZMQ keys: DIR/worker.key and DIR/coordinator.pub");
@@ -57,10 +61,10 @@ int main(int argc, char** argv) {
     char host[256] = {};
     gethostname(host, sizeof(host) - 1);
     if (id.empty()) id = std::string(host) + "-" + std::to_string(getpid());
-    if (device == kiln::worker::kFakeDeviceKind) kiln::worker::RegisterFakeMeasurer();
-    if (device_key.empty()) {
-      device_key = device == "cpu" ? kiln::worker::DetectCpuDeviceKey() : device;
-    }
+    // A machine without the device says so now, not at the first batch.
+    kiln::worker::ProbedDevice probed = kiln::worker::ProbeDevice(device);
+    if (device_key.empty()) device_key = probed.key;
+    if (app.count("--target") == 0) target = probed.target;
     if (build_jobs <= 0)
       build_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
@@ -76,6 +80,7 @@ int main(int argc, char** argv) {
                     static_cast<uint32_t>(build_jobs),
                     device == "cpu" ? kiln::worker::DetectCpuHardware() : device,
                     host};
+    if (!probed.description_json.empty()) options.info.hardware = probed.hardware;
     if (!keys.empty()) {
       kiln::schemas::CurveKeyPair own = kiln::schemas::ReadCurveKeyFile(keys + "/worker.key");
       KILN_CHECK(!own.secret_key.empty(), kiln::ErrorKind::kParse,

@@ -1,0 +1,86 @@
+// The worker's device table: the CPU is always there, a registered kind is one call away, an
+// unknown kind lists the known ones, and a GPU kind on a machine without that GPU fails naming
+// what is missing -- in the library and in `kiln-worker --device cuda`, which exits non-zero.
+#include "worker/device_probe.h"
+
+#include <gtest/gtest.h>
+
+#include "runtime/subprocess.h"
+#include "support/error.h"
+
+namespace kiln::worker {
+namespace {
+
+TEST(DeviceProbeTest, CpuIsAlwaysThere) {
+  ProbedDevice cpu = ProbeDevice("cpu");
+  EXPECT_EQ(cpu.kind, "cpu");
+  EXPECT_EQ(cpu.key.rfind("cpu-", 0), 0u) << cpu.key;
+  EXPECT_EQ(cpu.target, "llvm");
+  EXPECT_FALSE(cpu.hardware.empty());
+  EXPECT_TRUE(cpu.description_json.empty());
+}
+
+TEST(DeviceProbeTest, EveryGpuApiHasAnEntry) {
+  std::vector<std::string> kinds = DeviceKinds();
+  for (const char* kind : {"cpu", "cuda", "fake", "opencl", "vulkan"}) {
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), kind), kinds.end()) << kind;
+  }
+}
+
+TEST(DeviceProbeTest, UnknownKindListsTheKnownOnes) {
+  try {
+    ProbeDevice("tpu");
+    FAIL() << "tpu was probed";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    std::string message = e.what();
+    EXPECT_NE(message.find("'tpu'"), std::string::npos) << message;
+    EXPECT_NE(message.find("cuda"), std::string::npos) << message;
+  }
+}
+
+TEST(DeviceProbeTest, AddingAKindIsOneCall) {
+  RegisterDeviceProbe("test-accelerator", [] {
+    return ProbedDevice{"test-accelerator", "test-accelerator-v1", "a test device", "c", ""};
+  });
+  EXPECT_EQ(ProbeDevice("test-accelerator").key, "test-accelerator-v1");
+}
+
+// Whether this machine has a CUDA device (then the absent-device checks do not apply).
+bool HasCudaDevice(std::string* why) {
+  try {
+    ProbeDevice("cuda");
+    return true;
+  } catch (const Error& e) {
+    *why = e.what();
+    return false;
+  }
+}
+
+TEST(DeviceProbeTest, MissingCudaDeviceNamesTheDriverOrDevice) {
+  std::string why;
+  if (HasCudaDevice(&why)) GTEST_SKIP() << "this machine has a CUDA device";
+  EXPECT_NE(why.find("no cuda device"), std::string::npos) << why;
+  EXPECT_TRUE(why.find("libcuda") != std::string::npos ||
+              why.find("CUDA device") != std::string::npos)
+      << why;
+}
+
+TEST(DeviceProbeTest, WorkerWithoutTheDeviceSaysSoAndExitsNonZero) {
+  std::string why;
+  if (HasCudaDevice(&why)) GTEST_SKIP() << "this machine has a CUDA device";
+  runtime::ProcessOptions p;
+  // Nothing listens there: the worker must stop before it ever connects.
+  p.argv = {KILN_WORKER_PATH, "--coordinator", "tcp://127.0.0.1:9", "--device", "cuda"};
+  p.capture_output = true;
+  p.time_limit_s = 60;
+  runtime::ProcessResult r = runtime::RunProcess(p);
+  ASSERT_FALSE(r.timed_out) << r.output;
+  ASSERT_TRUE(r.exited) << r.Describe();
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("no cuda device"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("libcuda.so.1"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace kiln::worker
