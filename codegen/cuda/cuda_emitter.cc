@@ -127,6 +127,16 @@ __device__ __forceinline__ T kiln_floormod(T a, T b) {
 const char* const kAxis[3] = {"x", "y", "z"};
 
 bool IsHalf(DataType t) { return t.code() == DataType::Code::kFloat && t.bits() == 16; }
+bool IsBFloat(DataType t) { return t.code() == DataType::Code::kBFloat; }
+// A 16-bit float: computed in its own type where CUDA has operators for it, converted to
+// float for everything else (intrinsics, conversions).
+bool Is16Bit(DataType t) { return IsHalf(t) || IsBFloat(t); }
+std::string ToFloat(DataType t, const std::string& v) {
+  return std::string(IsBFloat(t) ? "__bfloat162float(" : "__half2float(") + v + ")";
+}
+std::string FromFloat(DataType t, const std::string& v) {
+  return std::string(IsBFloat(t) ? "__float2bfloat16(" : "__float2half(") + v + ")";
+}
 
 bool IsCIdentifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
@@ -150,6 +160,7 @@ bool IsMultipleOf(const Expr& e, int64_t n) {
 // What the kernels of one source need at its top.
 struct Needs {
   bool fp16 = false;
+  bool bf16 = false;
   bool vectors = false;
 };
 
@@ -158,9 +169,10 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
   CudaKernelEmitter(const std::string& function_name, Needs& needs) : needs_(needs) {
     function_name_ = function_name;
     for (const char* name :
-         {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "kiln_vec", "kiln_min",
-          "kiln_max", "kiln_floordiv", "kiln_floormod", "kiln_broadcast", "kiln_ramp", "kiln_cast",
-          "kiln_select", "kiln_vmin", "kiln_vmax", "half", "__half", "nv_bfloat16"}) {
+         {"threadIdx",      "blockIdx",  "blockDim",  "gridDim",       "warpSize",
+          "kiln_vec",       "kiln_min",  "kiln_max",  "kiln_floordiv", "kiln_floormod",
+          "kiln_broadcast", "kiln_ramp", "kiln_cast", "kiln_select",   "kiln_vmin",
+          "kiln_vmax",      "half",      "__half",    "__nv_bfloat16", "nv_bfloat16"}) {
       ReserveName(name);
     }
   }
@@ -192,9 +204,9 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
           std::string value = raw;
           if (slot.dtype.is_bool()) {
             value = "(" + raw + " != 0)";
-          } else if (IsHalf(slot.dtype)) {
-            needs_.fp16 = true;
-            value = "__double2half(" + raw + ")";
+          } else if (Is16Bit(slot.dtype)) {
+            TypeName(slot.dtype);
+            value = FromFloat(slot.dtype, "(float)" + raw);
           } else {
             value = "(" + TypeName(slot.dtype) + ")" + raw;
           }
@@ -277,7 +289,8 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
         }
         break;
       case DataType::Code::kBFloat:
-        break;
+        needs_.bf16 = true;
+        return "__nv_bfloat16";
       case DataType::Code::kHandle:
         return t.is_void() ? "void" : "void*";
     }
@@ -289,7 +302,12 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
     if (IsHalf(t)) {
       needs_.fp16 = true;
       value = HalfToFloat(FloatToHalf(static_cast<float>(value)));
-      return "__float2half(" + FloatLiteral(value, false) + ")";
+      return FromFloat(t, FloatLiteral(value, false));
+    }
+    if (IsBFloat(t)) {
+      needs_.bf16 = true;
+      value = BFloat16ToFloat(FloatToBFloat16(static_cast<float>(value)));
+      return FromFloat(t, FloatLiteral(value, false));
     }
     return FloatLiteral(value, t.bits() == 64);
   }
@@ -309,7 +327,7 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
     KILN_CHECK(t.is_scalar() && at.is_scalar(), ErrorKind::kUnsupported,
                "function " + function_name_ + ": " + name + " on vectors");
     if (name == "isnan" || name == "isinf" || name == "isfinite") {
-      std::string x = IsHalf(at) ? "__half2float(" + args[0] + ")" : args[0];
+      std::string x = Is16Bit(at) ? ToFloat(at, args[0]) : args[0];
       return "(" + name + "(" + x + ") != 0)";
     }
     if ((name == "abs" || name == "fabs") && at.is_integral()) {
@@ -320,13 +338,14 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
     KILN_CHECK(at.is_float() && t.is_float(), ErrorKind::kType,
                "function " + function_name_ + ": " + name + " of " + at.ToString());
     // float16 is computed in float and rounded once, as the C target and the interpreter do.
-    bool half = IsHalf(t);
+    bool half = Is16Bit(t);
     bool dbl = t.bits() == 64;
     std::string suffix = dbl ? "" : "f";
     std::string one = dbl ? "1.0" : "1.0f";
     std::vector<std::string> a;
     for (size_t i = 0; i < args.size(); ++i) {
-      a.push_back(IsHalf(op->args[i].dtype()) ? "__half2float(" + args[i] + ")" : args[i]);
+      DataType arg_type = op->args[i].dtype();
+      a.push_back(Is16Bit(arg_type) ? ToFloat(arg_type, args[i]) : args[i]);
     }
     std::string r;
     if (name == "rsqrt") {
@@ -339,7 +358,7 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
       for (size_t i = 0; i < a.size(); ++i) r += (i ? ", " : "") + a[i];
       r += ")";
     }
-    return half ? "__float2half(" + r + ")" : r;
+    return half ? FromFloat(t, r) : r;
   }
 
   std::string PrintCast(DataType to, const Expr& value) override {
@@ -347,15 +366,15 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
     std::string v = PrintExpr(value);
     if (to.is_vector()) return "kiln_cast<" + TypeName(to.element_of()) + ">(" + v + ")";
     if (to == from) return v;
-    if (IsHalf(from)) {
-      v = "__half2float(" + v + ")";
+    if (Is16Bit(from)) {
+      v = ToFloat(from, v);
       if (to.is_float() && to.bits() == 32) return v;
     }
     if (to.is_bool()) return "(" + v + " != 0)";
-    if (IsHalf(to)) {
-      needs_.fp16 = true;
-      return from.bits() == 64 && from.is_float() ? "__double2half(" + v + ")"
-                                                  : "__float2half((float)" + v + ")";
+    if (Is16Bit(to)) {
+      TypeName(to);
+      if (IsHalf(to) && from.is_float() && from.bits() == 64) return "__double2half(" + v + ")";
+      return FromFloat(to, "(float)" + v);
     }
     return "((" + TypeName(to) + ")" + v + ")";
   }
@@ -537,6 +556,7 @@ EmittedSource EmitCuda(const PrimFunc& lowered, const std::string& symbol,
   code << "// CUDA kernels " << symbol << " generated by Kiln from function " << lowered->name
        << ".\n";
   if (needs.fp16) code << "#include <cuda_fp16.h>\n";
+  if (needs.bf16) code << "#include <cuda_bf16.h>\n";
   code << "\n" << kScalarPrelude;
   if (needs.vectors) code << kVectorPrelude;
   code << kernels;
