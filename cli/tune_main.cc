@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
       kiln::cli::RegisterSubmitCommand(app),  kiln::cli::RegisterStatusCommand(app),
       kiln::cli::RegisterWatchCommand(app),   kiln::cli::RegisterCancelCommand(app),
       kiln::cli::RegisterWorkersCommand(app), kiln::cli::RegisterKeysCommand(app),
+      kiln::cli::RegisterCompileCommand(app), kiln::cli::RegisterBenchCommand(app),
+      kiln::cli::RegisterInferCommand(app),
   };
 
   try {

@@ -24,5 +24,8 @@ Command RegisterWatchCommand(CLI::App& parent);
 Command RegisterCancelCommand(CLI::App& parent);
 Command RegisterWorkersCommand(CLI::App& parent);
 Command RegisterKeysCommand(CLI::App& parent);
+Command RegisterCompileCommand(CLI::App& parent);
+Command RegisterBenchCommand(CLI::App& parent);
+Command RegisterInferCommand(CLI::App& parent);
 
 }  // namespace kiln::cli

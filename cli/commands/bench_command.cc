@@ -1,0 +1,141 @@
+// `tune bench MODEL.kiln [--threads N] [--repeat R] [--json]`: times a compiled model on
+// random inputs with the one timing definition (runtime/timing.h: warm-up, runs per repeat
+// grown to --min-repeat-ms, the median over repeats) and reports the memory its plan needs:
+// the arena of intermediates after reuse (against the live-bytes lower bound and against no
+// reuse), outputs and weights. Symbolic dims take --dim values, else --default-dim.
+//
+// Exit codes: 0 measured; 1 the run failed; 2 the artifact or options were unusable.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands/command_util.h"
+#include "cli/commands/commands.h"
+#include "cli/commands/model_runner.h"
+#include "runtime/timing.h"
+#include "support/error.h"
+
+namespace kiln::cli {
+namespace {
+
+using nlohmann::json;
+
+struct BenchOptions {
+  std::string model;
+  int threads = 0;
+  int repeat = 10;
+  int warmup = 3;
+  double min_repeat_ms = 100;
+  std::vector<std::string> dims;
+  int64_t default_dim = 128;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+int Run(const BenchOptions& o) {
+  std::unique_ptr<runtime::model::Executor> executor;
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<std::string> defaulted;
+  try {
+    executor = LoadModelArtifact(o.model, o.threads);
+    shapes = InputShapes(*executor, ParseDims(o.dims), o.default_dim, &defaulted);
+  } catch (const Error& e) {
+    std::cerr << "tune: " << ErrorKindName(e.kind()) << ": " << e.what() << "\n";
+    return 2;
+  }
+  if (!defaulted.empty()) {
+    std::string names;
+    for (const std::string& d : defaulted) names += (names.empty() ? "" : ", ") + d;
+    std::cerr << "tune bench: " << names << " = " << o.default_dim << " (choose with --dim)\n";
+  }
+  std::vector<ir::HostTensor> inputs;
+  std::vector<runtime::model::InputInfo> infos = executor->inputs();
+  for (size_t i = 0; i < infos.size(); ++i) {
+    inputs.push_back(ir::HostTensor::Random(infos[i].dtype, shapes[i], o.seed + i));
+  }
+  runtime::model::PlanStats plan = executor->Plan(shapes);
+  runtime::TimingConfig timing;
+  timing.number = 1;
+  timing.repeat = o.repeat;
+  timing.warmup = o.warmup;
+  timing.min_repeat_ms = o.min_repeat_ms;
+  runtime::TimingResult result = runtime::TimeFunction([&] { executor->Run(inputs); }, timing);
+  double best = result.seconds_per_run.empty() ? 0 : result.seconds_per_run[0];
+  for (double s : result.seconds_per_run) best = std::min(best, s);
+
+  const runtime::model::Manifest& m = executor->artifact().manifest;
+  int64_t tuned = 0, untuned = 0;
+  for (const auto& t : m.tasks) {
+    if (t.kind != "kernel") continue;
+    (t.record_id ? tuned : untuned) += 1;
+  }
+  std::string shape_text;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    shape_text += (i ? ", " : "") + infos[i].name + ShapeText(shapes[i]);
+  }
+  std::cout << o.model << ": " << shape_text << ", " << executor->threads() << " threads\n"
+            << "latency: median " << Fixed(result.median_seconds * 1e3, 4) << " ms, best "
+            << Fixed(best * 1e3, 4) << " ms over " << o.repeat << " repeats of " << result.number
+            << " runs\n"
+            << "memory: peak " << plan.peak_bytes() << " bytes (intermediates " << plan.arena_bytes
+            << ", lower bound " << plan.lower_bound_bytes << ", without reuse "
+            << plan.unshared_bytes << "; outputs " << plan.output_bytes << "; weights "
+            << plan.constant_bytes << ")\n"
+            << "kernels: " << plan.kernel_calls << " calls, " << plan.views << " views; tasks "
+            << tuned << " tuned, " << untuned << " untuned\n";
+  if (o.json) {
+    json input_shapes = json::object();
+    for (size_t i = 0; i < shapes.size(); ++i) input_shapes[infos[i].name] = shapes[i];
+    std::cout << json{{"model", o.model},
+                      {"threads", executor->threads()},
+                      {"input_shapes", input_shapes},
+                      {"median_s", result.median_seconds},
+                      {"best_s", best},
+                      {"repeats_s", result.seconds_per_run},
+                      {"runs_per_repeat", result.number},
+                      {"peak_bytes", plan.peak_bytes()},
+                      {"arena_bytes", plan.arena_bytes},
+                      {"lower_bound_bytes", plan.lower_bound_bytes},
+                      {"unshared_bytes", plan.unshared_bytes},
+                      {"output_bytes", plan.output_bytes},
+                      {"constant_bytes", plan.constant_bytes},
+                      {"kernel_calls", plan.kernel_calls},
+                      {"views", plan.views},
+                      {"tuned_tasks", tuned},
+                      {"untuned_tasks", untuned}}
+                     .dump()
+              << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command RegisterBenchCommand(CLI::App& parent) {
+  auto o = std::make_shared<BenchOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "bench", "Time a compiled model (tune compile's artifact) on random inputs");
+  app->add_option("model", o->model, "a model artifact directory (MODEL.kiln)")->required();
+  app->add_option("--threads", o->threads, "threads of the kernels (0: every core)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--repeat", o->repeat, "timed repeats; the median is reported")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--warmup", o->warmup, "untimed runs first")->check(CLI::NonNegativeNumber);
+  app->add_option("--min-repeat-ms", o->min_repeat_ms, "each repeat lasts at least this long")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--dim", o->dims, "value of a symbolic dim of the inputs, NAME=VALUE");
+  app->add_option("--default-dim", o->default_dim, "value of the symbolic dims not given")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--seed", o->seed, "seed of the random inputs");
+  app->add_flag("--json", o->json, "print one JSON object on the last line");
+  return {app, [o]() { return Run(*o); }};
+}
+
+}  // namespace kiln::cli

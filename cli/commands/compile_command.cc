@@ -1,0 +1,238 @@
+// `tune compile MODEL --target llvm [--db FILE] -o MODEL.kiln [--json]`: compiles a model
+// (ONNX or Relax) into a model artifact (docs/compile.md) with the best schedules the tuning
+// database holds for this device. The model goes through the tuning pipeline as in `tune run`,
+// with an ONNX model's symbolic dims bound the same way (--dim, else --default-dim), so that
+// its tasks are the ones `tune run` tuned and their records apply; --symbolic keeps them
+// symbolic instead (one artifact for every size, every kernel untuned). The table says, per
+// task, the record used or that it is untuned; --json adds one object on the last line.
+//
+// Exit codes: 0 compiled; 1 the compiler failed; 2 the input or options were unusable.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/commands/command_util.h"
+#include "cli/commands/commands.h"
+#include "cli/commands/model_input.h"
+#include "compiler/compiler.h"
+#include "database/sqlite_database.h"
+#include "ir/relax/transform/extract_tasks.h"
+#include "ir/relax/transform/pipeline.h"
+#include "ir/substitute.h"
+#include "runtime/measurer.h"
+#include "support/error.h"
+
+namespace kiln::cli {
+namespace {
+
+using nlohmann::json;
+
+struct CompileCommandOptions {
+  std::string model;
+  std::string target = "llvm";
+  std::string db;
+  bool no_db = false;
+  std::string output;
+  std::string func;
+  std::vector<std::string> dims;
+  int64_t default_dim = 128;
+  bool symbolic = false;
+  std::string device_key;
+  std::string cache_dir;
+  int build_jobs = 0;
+  bool json = false;
+};
+
+struct InputError {
+  Error error;
+};
+
+std::set<std::string> SymbolicDimsOf(
+    const std::vector<ir::relax::transform::ExtractedTask>& tasks) {
+  std::set<std::string> names;
+  for (const auto& task : tasks) {
+    for (const auto& param : task.params) {
+      for (const ir::relax::PrimExpr& d : param.shape) {
+        ir::ForEachVar(d, [&](const ir::Var& v) { names.insert(v.name()); });
+      }
+    }
+  }
+  return names;
+}
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+int Run(const CompileCommandOptions& o) {
+  std::string device;
+  try {
+    device = runtime::DeviceKindOfTarget(o.target);
+  } catch (const Error& e) {
+    throw InputError{Error(e.kind(), std::string("--target: ") + e.what())};
+  }
+  if (device != "cpu") {
+    throw InputError{Error(ErrorKind::kUnsupported,
+                           "--target " + o.target + ": tune compile builds for the CPU only")};
+  }
+  std::map<std::string, int64_t> dims;
+  ModelInput input;
+  ir::relax::IRModule prepared;
+  std::string note;
+  try {
+    dims = ParseDims(o.dims);
+    input = LoadModel(o.model, dims, o.func);
+    prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
+    std::set<std::string> symbolic =
+        SymbolicDimsOf(ir::relax::transform::ExtractTasks(prepared, input.entry));
+    // Bind the dims left symbolic as `tune run` does, so that the tasks are the tuned ones.
+    if (!symbolic.empty() && !o.symbolic && input.format == "onnx") {
+      for (const std::string& name : symbolic) {
+        if (dims.count(name)) continue;
+        dims[name] = o.default_dim;
+        note += (note.empty() ? "" : ", ") + name + "=" + std::to_string(o.default_dim);
+      }
+      input = LoadModel(o.model, dims, o.func);
+      prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
+    }
+  } catch (const Error& e) {
+    throw InputError{e};
+  }
+  if (!note.empty()) {
+    std::cerr << "tune compile: symbolic dims bound to " << note
+              << " (as tune run binds them; --dim NAME=VALUE to choose, --symbolic to keep)\n";
+  }
+
+  std::unique_ptr<database::SqliteDatabase> db;
+  std::string db_path;
+  if (!o.no_db) {
+    // The database `tune run` writes by default: $KILN_DB, else the cache's tuning.db.
+    const char* env = std::getenv("KILN_DB");
+    db_path =
+        !o.db.empty() ? o.db : (env && *env ? std::string(env) : database::DefaultDatabasePath());
+    std::error_code ec;
+    if (!o.db.empty() || std::filesystem::exists(db_path, ec)) {
+      database::SqliteDatabaseOptions open;
+      open.create = false;
+      try {
+        db = std::make_unique<database::SqliteDatabase>(db_path, open);
+      } catch (const Error& e) {
+        throw InputError{Error(e.kind(), std::string("--db: ") + e.what())};
+      }
+    } else {
+      db_path.clear();
+    }
+  }
+
+  compiler::CompileOptions options;
+  options.target = o.target;
+  options.device_key = o.device_key;
+  options.db = db.get();
+  options.model = o.model;
+  options.bound_dims = dims;
+  options.cache_dir = o.cache_dir;
+  options.build_jobs = o.build_jobs;
+  compiler::CompileReport report = compiler::CompileModel(prepared, input.entry, o.output, options);
+
+  size_t width = 4;
+  for (const auto& t : report.tasks) width = std::max(width, std::min<size_t>(t.name.size(), 48));
+  auto pad = [](std::string s, size_t w) {
+    return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+  };
+  std::cout << pad("#", 3) << "  " << pad("name", width) << "  " << pad("kind", 6) << "  "
+            << pad("weight", 6) << "  " << pad("schedule", 14) << "  latency (us)\n";
+  std::vector<std::string> untuned;
+  json tasks = json::array();
+  for (size_t i = 0; i < report.tasks.size(); ++i) {
+    const compiler::CompiledTask& t = report.tasks[i];
+    std::string schedule = t.kind == "view" ? "view"
+                           : t.record_id    ? "record " + std::to_string(*t.record_id)
+                                            : "untuned";
+    if (t.kind == "kernel" && !t.record_id) untuned.push_back(t.name);
+    std::cout << pad(std::to_string(i), 3) << "  " << pad(t.name.substr(0, 48), width) << "  "
+              << pad(t.kind, 6) << "  " << pad(std::to_string(t.weight), 6) << "  "
+              << pad(schedule, 14) << "  " << (t.latency_s ? Fixed(*t.latency_s * 1e6, 2) : "-")
+              << "\n";
+    if (!t.note.empty()) std::cout << "     " << t.note << "\n";
+    tasks.push_back({{"name", t.name},
+                     {"workload_hash", t.workload_hash},
+                     {"weight", t.weight},
+                     {"kind", t.kind},
+                     {"record", t.record_id ? json(*t.record_id) : json()},
+                     {"untuned", t.kind == "kernel" && !t.record_id},
+                     {"latency_s", t.latency_s ? json(*t.latency_s) : json()},
+                     {"note", t.note}});
+  }
+  std::cout << report.kernels << " kernels (" << report.tuned << " tuned), " << report.views
+            << " views, " << report.constant_bytes << " bytes of constants; device "
+            << report.device_key << "; database " << (db_path.empty() ? "none" : db_path) << "\n";
+  if (!untuned.empty()) {
+    std::string names;
+    for (const std::string& n : untuned) names += (names.empty() ? "" : ", ") + n;
+    std::cout << "untuned: " << names << "\n";
+  }
+  std::cout << "wrote " << report.artifact_dir << " in " << Fixed(report.seconds, 1) << " s\n";
+  if (o.json) {
+    std::cout << json{{"artifact", report.artifact_dir},
+                      {"target", o.target},
+                      {"device_key", report.device_key},
+                      {"database", db_path.empty() ? json() : json(db_path)},
+                      {"bound_dims", dims},
+                      {"kernels", report.kernels},
+                      {"tuned", report.tuned},
+                      {"untuned", untuned.size()},
+                      {"views", report.views},
+                      {"constant_bytes", report.constant_bytes},
+                      {"seconds", report.seconds},
+                      {"tasks", tasks}}
+                     .dump()
+              << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command RegisterCompileCommand(CLI::App& parent) {
+  auto o = std::make_shared<CompileCommandOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "compile", "Compile a model with the best tuned schedules into a model artifact");
+  app->add_option("model", o->model, "an ONNX file or a Relax TVMScript module")->required();
+  app->add_option("--target", o->target, "codegen target (llvm or c)");
+  app->add_option("--db", o->db,
+                  "the tuning database (default: $KILN_DB, else ~/.cache/kiln/tuning.db, when it "
+                  "exists)");
+  app->add_flag("--no-db", o->no_db, "use no database: every kernel untuned");
+  app->add_option("-o,--output", o->output, "the artifact directory to write (MODEL.kiln)")
+      ->required();
+  app->add_option("--func", o->func, "the Relax function that is the model");
+  app->add_option("--dim", o->dims, "bind a named dimension of the ONNX inputs, NAME=VALUE");
+  app->add_option("--default-dim", o->default_dim,
+                  "value of an ONNX model's symbolic dims not bound with --dim")
+      ->check(CLI::PositiveNumber);
+  app->add_flag("--symbolic", o->symbolic,
+                "keep the model's symbolic dims (kernels for every size, untuned)");
+  app->add_option("--device-key", o->device_key,
+                  "the device whose records to use (default: this CPU's key)");
+  app->add_option("--cache-dir", o->cache_dir, "build cache (default ~/.cache/kiln)");
+  app->add_option("--build-jobs", o->build_jobs, "parallel compiles (0: every core)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_flag("--json", o->json, "print one JSON object on the last line");
+  return {app, [o]() {
+            try {
+              return Run(*o);
+            } catch (const InputError& e) {
+              std::cerr << "tune: " << ErrorKindName(e.error.kind()) << ": " << e.error.what()
+                        << "\n";
+              return 2;
+            }
+          }};
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,58 @@
+// The model compiler (`tune compile`): a model prepared by the tuning pipeline becomes a model
+// artifact (runtime/model/artifact.h). For each task of the entry function: a view when it only
+// re-views memory (view_task.h), else the best tuning record of (workload hash, target, device
+// key) replayed on it (apply_best.h), or the workload as written when there is none. All
+// kernels are built into one shared library (kernel_library.h), the entry function is lowered
+// to the graph (lower_graph.h), and the directory is written with its manifest. A tuned kernel
+// that fails to build falls back to the untuned one, and the report says so.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "database/database.h"
+#include "ir/relax/module.h"
+
+namespace kiln::compiler {
+
+struct CompileOptions {
+  std::string target = "llvm";
+  std::string device_key;                     // the records' device key; empty: this CPU's
+  database::Database* db = nullptr;           // null: every task untuned
+  std::string model;                          // what it is compiled from (for the manifest)
+  std::map<std::string, int64_t> bound_dims;  // recorded in the manifest
+  std::string cache_dir;                      // build cache; empty: the default
+  int build_jobs = 0;                         // parallel compiles; 0: every core
+};
+
+struct CompiledTask {
+  std::string name;
+  std::string workload_hash;
+  int64_t weight = 1;
+  std::string kind;                  // "kernel" or "view"
+  std::optional<int64_t> record_id;  // the record used; none: untuned
+  std::optional<double> latency_s;   // that record's latency
+  std::string note;                  // why a record was not used, when one was not
+};
+
+struct CompileReport {
+  std::string artifact_dir;
+  std::string device_key;
+  std::vector<CompiledTask> tasks;
+  int64_t kernels = 0;
+  int64_t views = 0;
+  int64_t tuned = 0;
+  uint64_t constant_bytes = 0;
+  double seconds = 0;
+};
+
+// `module` must have been through ir::relax::transform::PrepareModuleForTuning. Writes the
+// artifact directory `output_dir`. kiln::Error: kUnsupported for a graph construct or a kernel
+// the compiler cannot handle (naming it), kIO for files and the C compiler.
+CompileReport CompileModel(const ir::relax::IRModule& module, const std::string& entry,
+                           const std::string& output_dir, const CompileOptions& options);
+
+}  // namespace kiln::compiler

@@ -1,0 +1,265 @@
+// Plans per input shapes, then runs kernel calls over precomputed argument arrays.
+#include "runtime/model/executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include "runtime/model/memory_plan.h"
+#include "support/error.h"
+
+namespace kiln::runtime::model {
+namespace {
+
+// No tensor of a model may claim more than this (a bound that a wrong input shape, not a
+// real model, reaches), so that a typo in a dim is an error rather than an allocation failure.
+constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+struct Executor::ConcretePlan {
+  std::vector<std::vector<int64_t>> shapes;  // per value
+  std::vector<uint64_t> nbytes;              // per value
+  std::vector<int64_t> root;                 // the value whose memory it is
+  std::vector<int64_t> arena_offset;         // per value whose root is in the arena; else -1
+  std::vector<bool> direct_output;           // a graph output a kernel writes in place
+  ir::HostTensor arena;
+  // Per step: the packed arguments with shape and scalar slots filled in; buffer slots are
+  // written at each run.
+  std::vector<std::vector<codegen::PackedValue>> args;
+  PlanStats stats;
+};
+
+Executor::Executor(Artifact artifact, ExecutorOptions options)
+    : artifact_(std::move(artifact)),
+      threads_(options.threads > 0
+                   ? options.threads
+                   : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+      // The kernels' OpenMP pool outlives the executor; unmapping it under its threads would
+      // crash the process (see CpuModule::Load).
+      module_(CpuModule::Load(artifact_.library_path, /*keep_loaded=*/true)) {
+  for (const GraphKernel& k : artifact_.graph.kernels)
+    kernels_.push_back(module_.GetKernel(k.symbol));
+  set_threads_ = module_.GetKernel(kSetThreadsSymbol);
+  SetThreads();
+}
+
+Executor::~Executor() = default;
+
+void Executor::SetThreads() {
+  codegen::PackedValue arg;
+  arg.i = threads_;
+  set_threads_(&arg, 1);
+}
+
+std::vector<InputInfo> Executor::inputs() const {
+  std::vector<InputInfo> infos;
+  for (int64_t id : artifact_.graph.inputs) {
+    const GraphValue& v = artifact_.graph.values[id];
+    infos.push_back({v.name, v.dtype, v.shape});
+  }
+  return infos;
+}
+
+Executor::ConcretePlan& Executor::GetPlan(const std::vector<std::vector<int64_t>>& input_shapes) {
+  auto found = plans_.find(input_shapes);
+  if (found != plans_.end()) return *found->second;
+  const Graph& g = artifact_.graph;
+  KILN_CHECK(input_shapes.size() == g.inputs.size(), ErrorKind::kRuntime,
+             "the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
+                 std::to_string(input_shapes.size()) + " given");
+  // Bind the symbolic dims that an input's dim names alone, then check every input dim.
+  DimEnv env;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const GraphValue& v = g.values[g.inputs[i]];
+    KILN_CHECK(input_shapes[i].size() == v.shape.size(), ErrorKind::kRuntime,
+               "input " + v.name + ": rank " + std::to_string(input_shapes[i].size()) +
+                   ", the model takes rank " + std::to_string(v.shape.size()));
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      KILN_CHECK(input_shapes[i][d] >= 0, ErrorKind::kRuntime,
+                 "input " + v.name + ": negative dim " + std::to_string(input_shapes[i][d]));
+      if (v.shape[d].op == DimExpr::Op::kVar && !env.count(v.shape[d].var)) {
+        env[v.shape[d].var] = input_shapes[i][d];
+      }
+    }
+  }
+  for (const std::string& dim : g.dims) {
+    KILN_CHECK(env.count(dim), ErrorKind::kRuntime,
+               "dim " + dim + " is not the dim of any input, so no input shape binds it");
+  }
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const GraphValue& v = g.values[g.inputs[i]];
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      int64_t expected = EvaluateDim(v.shape[d], env);
+      KILN_CHECK(expected == input_shapes[i][d], ErrorKind::kRuntime,
+                 "input " + v.name + " has shape " + ShapeString(input_shapes[i]) + ": dim " +
+                     std::to_string(d) + " must be " + v.shape[d].ToString() + " = " +
+                     std::to_string(expected) + " (dims bound so far from the inputs)");
+    }
+  }
+
+  auto plan = std::make_unique<ConcretePlan>();
+  size_t n = g.values.size();
+  plan->shapes.resize(n);
+  plan->nbytes.resize(n);
+  plan->root.resize(n);
+  plan->arena_offset.assign(n, -1);
+  plan->direct_output.assign(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const GraphValue& v = g.values[i];
+    uint64_t bytes = v.dtype.bytes();
+    for (const DimExpr& d : v.shape) {
+      int64_t extent = EvaluateDim(d, env);
+      KILN_CHECK(extent >= 0, ErrorKind::kRuntime,
+                 "value " + v.name + ": dim " + d.ToString() + " = " + std::to_string(extent));
+      plan->shapes[i].push_back(extent);
+      KILN_CHECK(!__builtin_mul_overflow(bytes, static_cast<uint64_t>(extent), &bytes) &&
+                     bytes <= kMaxTensorBytes,
+                 ErrorKind::kRuntime,
+                 "value " + v.name + " would need more than 2^40 bytes with these input shapes");
+    }
+    plan->nbytes[i] = bytes;
+    plan->root[i] = v.kind == ValueKind::kView ? plan->root[v.source] : static_cast<int64_t>(i);
+    if (v.kind == ValueKind::kView) {
+      KILN_CHECK(bytes == plan->nbytes[v.source], ErrorKind::kRuntime,
+                 "view " + v.name + " " + ShapeString(plan->shapes[i]) + " of " +
+                     g.values[v.source].name + " " + ShapeString(plan->shapes[v.source]) +
+                     ": the element counts differ");
+      ++plan->stats.views;
+    }
+    if (v.kind == ValueKind::kConstant) plan->stats.constant_bytes += bytes;
+  }
+  for (int64_t id : g.outputs) {
+    if (g.values[id].kind == ValueKind::kKernelOutput) plan->direct_output[id] = true;
+  }
+  // Lifetimes of the arena's values: from the step that writes one to the last that reads it
+  // or a view of it; one read by the returned value (a view of it) lives to the end.
+  std::vector<int64_t> first(n, -1), last(n, -1);
+  for (size_t s = 0; s < g.steps.size(); ++s) {
+    for (int64_t id : g.steps[s].outputs) first[id] = last[id] = static_cast<int64_t>(s);
+    for (const StepArg& a : g.steps[s].args) {
+      if (a.value >= 0) last[plan->root[a.value]] = static_cast<int64_t>(s);
+    }
+  }
+  for (int64_t id : g.outputs) last[plan->root[id]] = static_cast<int64_t>(g.steps.size());
+  std::vector<BufferRequest> requests;
+  std::vector<int64_t> requested;
+  for (size_t i = 0; i < n; ++i) {
+    if (g.values[i].kind != ValueKind::kKernelOutput || plan->direct_output[i]) continue;
+    requests.push_back({plan->nbytes[i], first[i], std::max(first[i], last[i])});
+    requested.push_back(static_cast<int64_t>(i));
+  }
+  MemoryPlan memory = PlanMemory(requests);
+  for (size_t r = 0; r < requested.size(); ++r) {
+    plan->arena_offset[requested[r]] = static_cast<int64_t>(memory.offsets[r]);
+  }
+  plan->arena = ir::HostTensor(ir::DataType::UInt(8), {static_cast<int64_t>(memory.arena_bytes)});
+  plan->stats.arena_bytes = memory.arena_bytes;
+  plan->stats.unshared_bytes = memory.unshared_bytes;
+  plan->stats.lower_bound_bytes = memory.lower_bound_bytes;
+  std::vector<bool> counted(n, false);
+  for (int64_t id : g.outputs) {
+    if (!counted[id]) plan->stats.output_bytes += plan->nbytes[id];
+    counted[id] = true;
+  }
+  for (const Step& step : g.steps) {
+    const GraphKernel& kernel = g.kernels[step.kernel];
+    std::vector<codegen::PackedValue> args(kernel.slots.size());
+    for (size_t k = 0; k < kernel.slots.size(); ++k) {
+      const codegen::ArgSlot& slot = kernel.slots[k];
+      const StepArg& arg = step.args[slot.param_index];
+      if (slot.kind == codegen::SlotKind::kScalarInt) {
+        args[k].i = EvaluateDim(arg.scalar, env);
+      } else if (slot.kind == codegen::SlotKind::kShapeVar) {
+        args[k].i = plan->shapes[arg.value][slot.dim];
+      } else {
+        args[k].ptr = nullptr;
+      }
+    }
+    plan->args.push_back(std::move(args));
+  }
+  plan->stats.kernel_calls = static_cast<int64_t>(g.steps.size());
+  return *plans_.emplace(input_shapes, std::move(plan)).first->second;
+}
+
+PlanStats Executor::Plan(const std::vector<std::vector<int64_t>>& input_shapes) {
+  return GetPlan(input_shapes).stats;
+}
+
+std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inputs) {
+  const Graph& g = artifact_.graph;
+  KILN_CHECK(inputs.size() == g.inputs.size(), ErrorKind::kRuntime,
+             "the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
+                 std::to_string(inputs.size()) + " given");
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const GraphValue& v = g.values[g.inputs[i]];
+    KILN_CHECK(inputs[i].dtype() == v.dtype, ErrorKind::kRuntime,
+               "input " + v.name + " is " + inputs[i].dtype().ToString() + ", the model takes " +
+                   v.dtype.ToString());
+    shapes.push_back(inputs[i].shape());
+  }
+  ConcretePlan& plan = GetPlan(shapes);
+  SetThreads();
+
+  size_t n = g.values.size();
+  std::vector<void*> data(n, nullptr);
+  std::vector<ir::HostTensor> direct(n);
+  auto* arena = static_cast<uint8_t*>(plan.arena.data());
+  auto* constants = static_cast<uint8_t*>(artifact_.constants.data());
+  for (size_t i = 0; i < n; ++i) {
+    const GraphValue& v = g.values[i];
+    switch (v.kind) {
+      case ValueKind::kInput:
+        data[i] = const_cast<void*>(inputs[v.input_index].data());
+        break;
+      case ValueKind::kConstant:
+        data[i] = constants + g.constants[v.constant_index].offset;
+        break;
+      case ValueKind::kKernelOutput:
+        if (plan.direct_output[i]) {
+          direct[i] = ir::HostTensor(v.dtype, plan.shapes[i]);
+          data[i] = direct[i].data();
+        } else {
+          data[i] = arena + plan.arena_offset[i];
+        }
+        break;
+      case ValueKind::kView:
+        data[i] = data[v.source];
+        break;
+    }
+  }
+  for (size_t s = 0; s < g.steps.size(); ++s) {
+    const Step& step = g.steps[s];
+    const GraphKernel& kernel = g.kernels[step.kernel];
+    std::vector<codegen::PackedValue>& args = plan.args[s];
+    for (size_t k = 0; k < kernel.slots.size(); ++k) {
+      if (kernel.slots[k].kind == codegen::SlotKind::kBufferData) {
+        args[k].ptr = data[step.args[kernel.slots[k].param_index].value];
+      }
+    }
+    int32_t status = kernels_[step.kernel](args.data(), static_cast<int32_t>(args.size()));
+    KILN_CHECK(status == 0, ErrorKind::kRuntime,
+               "kernel " + kernel.symbol + " (task " + kernel.task + ", step " + std::to_string(s) +
+                   ") failed with status " + std::to_string(status));
+  }
+  std::vector<ir::HostTensor> outputs;
+  for (int64_t id : g.outputs) {
+    if (plan.direct_output[id]) {
+      outputs.push_back(direct[id]);
+      continue;
+    }
+    ir::HostTensor copy(g.values[id].dtype, plan.shapes[id]);
+    if (plan.nbytes[id] > 0) std::memcpy(copy.data(), data[id], plan.nbytes[id]);
+    outputs.push_back(std::move(copy));
+  }
+  return outputs;
+}
+
+}  // namespace kiln::runtime::model

@@ -1,0 +1,82 @@
+// The executor: runs a compiled model (runtime/model/artifact.h) on this CPU. Inputs and
+// outputs are host tensors; symbolic dims are bound from the inputs' shapes and checked
+// against every other dim that names them. Per distinct set of input shapes it makes a plan
+// once (cached): every shape evaluated, the intermediates placed in one arena by their
+// lifetimes (runtime/model/memory_plan.h), views resolved to their source's memory, the kernel
+// arguments laid out. A run then only fills in the inputs' and outputs' pointers and calls the
+// kernels in order; they run their parallel loops on the OpenMP pool of the kernels library,
+// whose size is set once (ExecutorOptions::threads).
+//
+// One executor runs one model at a time: Run is not reentrant (the arena is shared by runs).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/host_tensor.h"
+#include "runtime/cpu_module.h"
+#include "runtime/model/artifact.h"
+
+namespace kiln::runtime::model {
+
+struct ExecutorOptions {
+  int threads = 0;  // OpenMP threads of the kernels; 0: every core
+};
+
+// What a plan for one set of input shapes needs.
+struct PlanStats {
+  uint64_t arena_bytes = 0;        // intermediates, after reuse
+  uint64_t unshared_bytes = 0;     // intermediates without reuse
+  uint64_t lower_bound_bytes = 0;  // most intermediate bytes live at one step
+  uint64_t output_bytes = 0;       // the returned tensors
+  uint64_t constant_bytes = 0;     // weights
+  int64_t kernel_calls = 0;
+  int64_t views = 0;
+  // What a run holds at its peak besides the inputs: arena, outputs and weights.
+  uint64_t peak_bytes() const { return arena_bytes + output_bytes + constant_bytes; }
+};
+
+struct InputInfo {
+  std::string name;
+  ir::DataType dtype;
+  std::vector<DimExpr> shape;
+};
+
+class Executor {
+ public:
+  // Maps the artifact's kernels library. kiln::Error(kIO) when it cannot be loaded or lacks a
+  // kernel the graph calls.
+  explicit Executor(Artifact artifact, ExecutorOptions options = {});
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Runs the model. kiln::Error(kRuntime) naming the input when one does not fit (count,
+  // dtype, rank, a dim that disagrees with another binding of the same symbolic dim), or
+  // naming the kernel when one fails.
+  std::vector<ir::HostTensor> Run(const std::vector<ir::HostTensor>& inputs);
+
+  // The plan for these input shapes (made and cached if new).
+  PlanStats Plan(const std::vector<std::vector<int64_t>>& input_shapes);
+
+  const Artifact& artifact() const { return artifact_; }
+  std::vector<InputInfo> inputs() const;
+  int threads() const { return threads_; }
+
+ private:
+  struct ConcretePlan;
+  ConcretePlan& GetPlan(const std::vector<std::vector<int64_t>>& input_shapes);
+  void SetThreads();
+
+  Artifact artifact_;
+  int threads_ = 1;
+  CpuModule module_;
+  std::vector<KernelFunction> kernels_;
+  KernelFunction set_threads_ = nullptr;
+  std::map<std::vector<std::vector<int64_t>>, std::unique_ptr<ConcretePlan>> plans_;
+};
+
+}  // namespace kiln::runtime::model

@@ -1,0 +1,104 @@
+// Apply best through a real tuning database: a compiled model uses the task's best record
+// (the manifest says which) and still matches the reference; a record whose trace does not
+// replay is passed over with a note; records of another device are never used.
+#include "compiler/apply_best.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler_test_util.h"
+#include "database/sqlite_database.h"
+#include "ir/relax/transform/extract_tasks.h"
+#include "ir/structural.h"
+#include "ir/text/printer.h"
+#include "search/schedule/schedule.h"
+
+namespace kiln::compiler {
+namespace {
+
+// The name of the first block (other than the root) of `f` that has loops above it.
+std::string FirstLoopedBlock(const ir::PrimFunc& f) {
+  search::Schedule sch(f);
+  for (size_t i = 0; i < sch.state().size(); ++i) {
+    const ir::BlockNode* block = sch.state().entry(static_cast<int>(i)).block();
+    if (block == nullptr || block->name == "root") continue;
+    if (!sch.state().LoopsAbove(static_cast<int>(i)).empty()) return block->name;
+  }
+  return "";
+}
+
+class ApplyBestTest : public testing::CompilerTestBase {
+ protected:
+  ApplyBestTest() : db_((dir_ / "tuning.db").string()) {}
+
+  // Commits a record of `trace_json` for `task` measured at `seconds` on `device`.
+  int64_t AddRecord(const ir::relax::transform::ExtractedTask& task, const std::string& trace_json,
+                    double seconds, const std::string& device = "cpu-test") {
+    std::string hash = ir::StructuralHashHex(task.func);
+    db_.CommitWorkload({hash, task.name, ir::PrintPrimFunc(task.func)});
+    database::TuningRecord r;
+    r.workload_hash = hash;
+    r.target = "llvm";
+    r.device = device;
+    r.trace_json = trace_json;
+    r.result.median_seconds = seconds;
+    r.result.repeat_seconds = {seconds};
+    r.result.correctness_checked = true;
+    std::vector<database::TuningRecord> records = {r};
+    db_.CommitRecords(records);
+    return records[0].id;
+  }
+
+  database::SqliteDatabase db_;
+};
+
+TEST_F(ApplyBestTest, TheCompiledModelUsesTheBestRecord) {
+  ir::relax::IRModule module = testing::PreparedModel("mlp", {{"batch", 8}});
+  std::vector<ir::relax::transform::ExtractedTask> tasks =
+      ir::relax::transform::ExtractTasks(module, "main");
+  ASSERT_EQ(tasks.size(), 3u);
+  // A schedule: the outer loop of the first task's matmul split and parallel.
+  search::Schedule sch(tasks[0].func);
+  std::string block = FirstLoopedBlock(tasks[0].func);
+  ASSERT_FALSE(block.empty());
+  std::vector<search::LoopRV> loops = sch.GetLoops(sch.GetBlock(block));
+  std::vector<search::LoopRV> split = sch.Split(loops[0], {std::nullopt, 4});
+  sch.Parallel(split[0]);
+  std::string trace = sch.trace().ToJSON().dump();
+  AddRecord(tasks[0], trace, 2e-6);
+  int64_t best = AddRecord(tasks[0], trace, 1e-6);
+  AddRecord(tasks[0], trace, 5e-7, "cpu-other");  // faster, but another device's
+
+  CompileReport report = Compile(module, "mlp", &db_);
+  EXPECT_EQ(report.tuned, 1);
+  ASSERT_EQ(report.tasks[0].record_id, best);
+  EXPECT_DOUBLE_EQ(*report.tasks[0].latency_s, 1e-6);
+  EXPECT_FALSE(report.tasks[1].record_id.has_value());
+  runtime::model::Executor executor = Load("mlp");
+  EXPECT_EQ(executor.artifact().manifest.tasks[0].record_id, best);
+  EXPECT_FALSE(executor.artifact().manifest.tasks[2].record_id.has_value());
+  ExpectMatchesReference(executor, module, {{8, 64}}, 5);
+
+  // The replayed function is the scheduled one, not the workload.
+  ChosenSchedule chosen =
+      ApplyBest(&db_, tasks[0].func, ir::StructuralHashHex(tasks[0].func), "llvm", "cpu-test");
+  EXPECT_FALSE(ir::StructuralEqual(chosen.scheduled, tasks[0].func));
+}
+
+TEST_F(ApplyBestTest, ARecordThatDoesNotReplayIsPassedOver) {
+  ir::relax::IRModule module = testing::PreparedModel("mlp", {{"batch", 8}});
+  std::vector<ir::relax::transform::ExtractedTask> tasks =
+      ir::relax::transform::ExtractTasks(module, "main");
+  std::string bad = R"([[["GetSBlock", [], ["no_such_block", "main"], ["b0"]]], []])";
+  int64_t id = AddRecord(tasks[1], bad, 1e-7);
+  ChosenSchedule chosen =
+      ApplyBest(&db_, tasks[1].func, ir::StructuralHashHex(tasks[1].func), "llvm", "cpu-test");
+  EXPECT_FALSE(chosen.record.has_value());
+  EXPECT_TRUE(ir::StructuralEqual(chosen.scheduled, tasks[1].func));
+  EXPECT_NE(chosen.note.find("record " + std::to_string(id) + " does not replay"),
+            std::string::npos)
+      << chosen.note;
+  EXPECT_FALSE(ApplyBest(nullptr, tasks[1].func, "", "llvm", "cpu-test").record.has_value());
+}
+
+}  // namespace
+}  // namespace kiln::compiler

@@ -1,0 +1,84 @@
+// The compiler end to end on the example models: artifacts whose outputs match the reference
+// executor on random inputs and the models' committed test data, views for reshapes, one
+// artifact for every size when dims stay symbolic, and what an unsupported graph gives.
+#include "compiler/compiler.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler_test_util.h"
+#include "ir/frontend/onnx/tensor_proto.h"
+#include "runtime/model/artifact.h"
+
+namespace kiln::compiler {
+namespace {
+
+class CompilerTest : public testing::CompilerTestBase {
+ protected:
+  // Compiles the example model with its inputs' dims bound to the committed test data's,
+  // then checks test_data_set_0 and random inputs.
+  CompileReport CheckExample(const std::string& name, const std::map<std::string, int64_t>& dims,
+                             double rtol, double atol) {
+    ir::relax::IRModule module = testing::PreparedModel(name, dims);
+    CompileReport report = Compile(module, name);
+    EXPECT_EQ(report.tuned, 0);
+    runtime::model::Executor executor = Load(name);
+    std::string data =
+        std::string(KILN_SOURCE_DIR) + "/examples/models/" + name + "/test_data_set_0/";
+    ir::HostTensor input = ir::frontend::onnx::ReadTensorProtoFile(data + "input_0.pb").value;
+    ir::HostTensor expected = ir::frontend::onnx::ReadTensorProtoFile(data + "output_0.pb").value;
+    std::vector<ir::HostTensor> out = executor.Run({input});
+    EXPECT_EQ(out.size(), 1u);
+    if (out.size() != 1) return report;
+    ir::TensorComparison c = ir::CompareTensors(expected, out[0], rtol, atol);
+    EXPECT_TRUE(c.ok) << name << " test_data_set_0: " << c.message;
+    ExpectMatchesReference(executor, module, {input.shape()}, 11);
+    return report;
+  }
+};
+
+TEST_F(CompilerTest, MlpMatchesItsTestDataAndTheReference) {
+  CheckExample("mlp", {{"batch", 4}}, 1e-4, 1e-5);
+}
+
+TEST_F(CompilerTest, TransformerBlockMatchesItsTestDataAndTheReference) {
+  CheckExample("transformer_block", {{"seq_len", 8}}, 1e-3, 1e-4);
+}
+
+TEST_F(CompilerTest, CnnMatchesItsTestDataAndTheReference) {
+  CompileReport report = CheckExample("cnn", {}, 1e-3, 1e-4);
+  // The flatten before the classifier is a view, not a copy kernel.
+  int views = 0;
+  for (const CompiledTask& t : report.tasks) views += t.kind == "view";
+  EXPECT_EQ(views, 1);
+  EXPECT_EQ(report.views, 1);
+}
+
+TEST_F(CompilerTest, SymbolicDimsMakeOneArtifactForEverySize) {
+  ir::relax::IRModule module = testing::PreparedModel("mlp", {});
+  Compile(module, "mlp_any");
+  runtime::model::Executor executor = Load("mlp_any");
+  ASSERT_EQ(executor.artifact().graph.dims, std::vector<std::string>({"batch"}));
+  for (int64_t batch : {1, 5, 3}) ExpectMatchesReference(executor, module, {{batch, 64}}, batch);
+  // Two sizes planned, each once.
+  EXPECT_GT(executor.Plan({{5, 64}}).arena_bytes, executor.Plan({{1, 64}}).arena_bytes);
+}
+
+TEST_F(CompilerTest, TheManifestNamesEveryTask) {
+  ir::relax::IRModule module = testing::PreparedModel("mlp", {{"batch", 4}});
+  CompileReport report = Compile(module, "mlp");
+  runtime::model::Artifact a = runtime::model::LoadArtifact((dir_ / "mlp.kiln").string());
+  EXPECT_EQ(a.manifest.target, "llvm");
+  EXPECT_EQ(a.manifest.device_key, "cpu-test");
+  EXPECT_EQ(a.manifest.model, "mlp");
+  ASSERT_EQ(a.manifest.tasks.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(a.manifest.tasks[i].name, report.tasks[i].name);
+    EXPECT_EQ(a.manifest.tasks[i].workload_hash.size(), 16u);
+    EXPECT_FALSE(a.manifest.tasks[i].record_id.has_value());
+    EXPECT_EQ(a.manifest.tasks[i].kind, "kernel");
+  }
+  EXPECT_EQ(report.kernels, 3);
+}
+
+}  // namespace
+}  // namespace kiln::compiler
