@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "codegen/passes/compact_buffers.h"
@@ -26,7 +27,9 @@ constexpr int kForKindFeatures = 11;  // num, prod, len, 8 positions
 constexpr int kBufferFeatures = 18;
 constexpr int kGroup1 = static_cast<int>(kNumArithKinds) + 3 * kForKindFeatures + 8;
 constexpr int kGroup2 = kMaxBuffers * kBufferFeatures;
-static_assert(kGroup1 == 57 && kGroup1 + kGroup2 + kCurveSamples + 4 + 3 == kNumStoreFeatures);
+constexpr int kGpuFeatures = 8;
+static_assert(kGroup1 == 57 &&
+              kGroup1 + kGroup2 + kCurveSamples + 4 + 3 + kGpuFeatures == kNumStoreFeatures);
 
 // Where the loops of one kind sit in the nest, as seen from the store.
 enum LoopPos {
@@ -102,7 +105,9 @@ class Extractor : public StmtFunctor<void(const Stmt&)> {
                      ? std::nullopt
                      : std::optional<Allocation>(allocations_[data]);
     allocations_[data] = Allocation{elems * ElemBytes(op->buffer), nest_.size()};
+    scoped_.emplace_back(op->buffer->scope, elems * ElemBytes(op->buffer));
     VisitStmt(op->body);
+    scoped_.pop_back();
     if (saved) {
       allocations_[data] = *saved;
     } else {
@@ -120,6 +125,7 @@ class Extractor : public StmtFunctor<void(const Stmt&)> {
   LoopNest nest_;
   std::vector<int64_t> unroll_steps_;
   std::unordered_map<const VarNode*, Allocation> allocations_;
+  std::vector<std::pair<std::string, double>> scoped_;  // (scope, bytes) of enclosing Allocates
 };
 
 void Extractor::ForKindFeatures(const BufferStoreNode* store, ForKind kind, float* out) const {
@@ -332,6 +338,35 @@ FeatureRow Extractor::Row(const BufferStoreNode* store) {
   for (int64_t s : unroll_steps_) unroll = std::max(unroll, s);
   g5[2] = static_cast<float>(unroll);
 
+  // ---- Group 6: the GPU kernel ----
+  float* g6 = g5 + 3;
+  for (const auto& [scope, bytes] : scoped_) {
+    if (scope.rfind("shared", 0) == 0) g6[0] += static_cast<float>(bytes);
+    if (scope.rfind("local", 0) == 0) g6[1] += static_cast<float>(bytes);
+  }
+  // Per axis the largest extent: a cooperative fetch's loop shares its axis with the compute's.
+  std::map<std::string, double> axes;
+  for (size_t i = 0; i < n; ++i) {
+    const ForNode* loop = nest_[i].node;
+    if (loop->for_kind != ForKind::kThreadBinding) continue;
+    double& extent = axes[loop->thread_tag];
+    extent = std::max<double>(extent, static_cast<double>(nest_[i].extent));
+  }
+  double threads = 1, blocks = 1;
+  bool bound = false;
+  for (const auto& [tag, extent] : axes) {
+    bound = true;
+    if (tag.rfind("threadIdx", 0) == 0) threads *= extent;
+    if (tag.rfind("blockIdx", 0) == 0) blocks *= extent;
+  }
+  if (bound) {
+    g6[2] = static_cast<float>(threads);
+    g6[3] = static_cast<float>(blocks);
+    g6[4] = static_cast<float>(std::ceil(threads / 32));
+    const std::string& scope = store->buffer->scope;
+    g6[scope.rfind("shared", 0) == 0 ? 6 : scope.rfind("local", 0) == 0 ? 7 : 5] = 1;
+  }
+
   for (float& x : row) x = std::log2(x + 1.0f);
   return row;
 }
@@ -380,6 +415,11 @@ std::vector<std::string> MakeNames() {
   for (const char* a : {"alloc_size", "alloc_prod", "alloc_outer_prod", "alloc_inner_prod",
                         "outer_prod", "num_loops", "auto_unroll_max_step"}) {
     names.push_back(a);
+  }
+  for (const char* g : {"gpu.shared_bytes", "gpu.local_bytes", "gpu.threads_per_block",
+                        "gpu.blocks", "gpu.warps_per_block", "gpu.store_scope.global",
+                        "gpu.store_scope.shared", "gpu.store_scope.local"}) {
+    names.push_back(g);
   }
   return names;
 }

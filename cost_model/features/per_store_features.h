@@ -1,4 +1,4 @@
-// Per-store features in the Ansor / MetaSchedule layout: one row of 164 numbers for every
+// Per-store features in the Ansor / MetaSchedule layout: one row of 172 numbers for every
 // buffer store of a scheduled function, describing the store in the context of its loops.
 //   [0, 57)    arithmetic counts by kind (16, times the loops around the store); vectorize,
 //              unroll and parallel loops (11 each: number, extent product, innermost extent,
@@ -12,6 +12,9 @@
 //   [157, 161) allocation of the stored buffer (size, size times outer loops, outer and inner
 //              loop products).
 //   [161, 164) outer loops: extent product, count, auto-unroll maximum step.
+//   [164, 172) the GPU kernel around the store (zero on a CPU): shared and local memory bytes
+//              allocated around it, threads per block, blocks, warps per block (of 32), and
+//              the stored buffer's scope one-hot (global, shared, local).
 // Every value is log-scaled: log2(x + 1). StoreFeatureNames() names each column.
 #pragma once
 
@@ -23,7 +26,7 @@
 
 namespace kiln::cost_model {
 
-inline constexpr int kNumStoreFeatures = 164;
+inline constexpr int kNumStoreFeatures = 172;
 using FeatureRow = std::array<float, kNumStoreFeatures>;
 
 struct StoreFeatureOptions {

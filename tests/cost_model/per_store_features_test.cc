@@ -1,6 +1,7 @@
 // Per-store features of known programs: values worked out by hand for a plain matmul, a
-// tiled and vectorized one and an elementwise kernel, and every non-zero feature of the three
-// pinned in a golden file so that an accidental change to the extraction fails.
+// tiled and vectorized one, an elementwise kernel and a GPU matmul (threads, shared and local
+// memory), and every non-zero feature of the four pinned in a golden file so that an
+// accidental change to the extraction fails.
 #include "cost_model/features/per_store_features.h"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,56 @@ def exp_add(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64, 32), "float32")):
             T.writes(B[vi, vj])
             B[vi, vj] = T.exp(A[vi, vj]) + T.float32(1)
 )");
+}
+
+// A GPU matmul: i and j split into 4 x 4 blocks of 16 x 16 threads, A's rows for the block
+// read through shared memory at k, the result through a local cache.
+ir::PrimFunc GpuMatmul64() {
+  search::Schedule sch(Matmul64());
+  search::BlockRV c = sch.GetBlock("C");
+  search::BlockRV local = sch.CacheWrite(c, 0, "local");
+  std::vector<search::LoopRV> loops = sch.GetLoops(c);
+  std::vector<search::LoopRV> i = sch.Split(loops[0], {std::nullopt, 16});
+  std::vector<search::LoopRV> j = sch.Split(loops[1], {std::nullopt, 16});
+  sch.Reorder({i[0], j[0], i[1], j[1], loops[2]});
+  search::LoopRV block = sch.Fuse({i[0], j[0]});
+  search::LoopRV thread = sch.Fuse({i[1], j[1]});
+  sch.Bind(block, "blockIdx.x");
+  sch.Bind(thread, "threadIdx.x");
+  sch.ReverseComputeAt(local, thread, true);
+  search::BlockRV shared = sch.CacheRead(c, 0, "shared");
+  sch.ComputeAt(shared, loops[2], true);
+  return sch.func();
+}
+
+TEST(PerStoreFeaturesTest, GpuMatmulKernel) {
+  std::vector<FeatureRow> rows = PerStoreFeatures(GpuMatmul64());
+  // A_shared's copy, C_local's init and update, C's write-back.
+  ASSERT_EQ(rows.size(), 4u);
+  for (const FeatureRow& row : rows) {
+    EXPECT_FLOAT_EQ(Feature(row, "is_gpu"), 1);
+    EXPECT_FLOAT_EQ(Feature(row, "blockIdx_x_len"), Slog(16));
+    EXPECT_FLOAT_EQ(Feature(row, "gpu.blocks"), Slog(16));
+  }
+  const FeatureRow& update = rows[2];
+  EXPECT_FLOAT_EQ(Feature(update, "threadIdx_x_len"), Slog(256));
+  EXPECT_FLOAT_EQ(Feature(update, "gpu.threads_per_block"), Slog(256));
+  EXPECT_FLOAT_EQ(Feature(update, "gpu.warps_per_block"), Slog(8));
+  // Shared memory is allocated once per block, above the threads and so above k: the
+  // block's 16 rows of A over every k. One float of C per thread.
+  EXPECT_FLOAT_EQ(Feature(update, "gpu.shared_bytes"), Slog(16 * 64 * 4));
+  EXPECT_FLOAT_EQ(Feature(update, "gpu.local_bytes"), Slog(4));
+  EXPECT_FLOAT_EQ(Feature(update, "gpu.store_scope.local"), 1);
+  EXPECT_FLOAT_EQ(Feature(update, "gpu.store_scope.global"), 0);
+  EXPECT_FLOAT_EQ(Feature(rows[0], "gpu.store_scope.shared"), 1);
+  EXPECT_FLOAT_EQ(Feature(rows[3], "gpu.store_scope.global"), 1);
+  // A CPU program has none of these.
+  for (const FeatureRow& row : PerStoreFeatures(TiledMatmul64())) {
+    for (const char* name :
+         {"gpu.shared_bytes", "gpu.threads_per_block", "gpu.blocks", "gpu.store_scope.global"}) {
+      EXPECT_FLOAT_EQ(Feature(row, name), 0) << name;
+    }
+  }
 }
 
 TEST(PerStoreFeaturesTest, NamesEveryColumnOnce) {
@@ -175,8 +226,10 @@ TEST(PerStoreFeaturesTest, SymbolicExtentsCountAsOne) {
 // Every non-zero feature of the three programs, one "program store name value" line each.
 TEST(PerStoreFeaturesTest, GoldenFeatures) {
   std::ostringstream out;
-  std::pair<const char*, ir::PrimFunc> programs[] = {
-      {"matmul", Matmul64()}, {"tiled_matmul", TiledMatmul64()}, {"elementwise", Elementwise()}};
+  std::pair<const char*, ir::PrimFunc> programs[] = {{"matmul", Matmul64()},
+                                                     {"tiled_matmul", TiledMatmul64()},
+                                                     {"elementwise", Elementwise()},
+                                                     {"gpu_matmul", GpuMatmul64()}};
   for (const auto& [name, f] : programs) {
     std::vector<FeatureRow> rows = PerStoreFeatures(f);
     for (size_t s = 0; s < rows.size(); ++s) {
