@@ -15,6 +15,7 @@ declare -A SEEDS=(
   [onnx_import_fuzzer]="tests/ir/frontend/testdata/models tests/ir/frontend/testdata/malformed"
   [trace_fuzzer]="tests/search/testdata/traces"
   [relax_text_fuzzer]="tests/ir/relax/testdata tests/data/tvm/relax"
+  [tvm_graph_fuzzer]="tests/data/tvm_db/graphs"
 )
 
 shopt -s nullglob

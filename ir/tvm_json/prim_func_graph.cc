@@ -20,7 +20,7 @@ struct BinaryKind {
   ir::NodeKind kiln;
   Expr (*make)(Expr, Expr);
 };
-#define KILN_TVM_BINARY(name)        \
+#define KILN_TVM_BINARY(name)            \
   {"prim." #name, ir::NodeKind::k##name, \
    [](Expr a, Expr b) { return name(std::move(a), std::move(b)); }},
 const BinaryKind kBinaryKinds[] = {KILN_BINARY_NODES(KILN_TVM_BINARY)};
@@ -141,7 +141,11 @@ class FuncReader {
     Expect(n, "ir.Var");
     KILN_CHECK(!IsBufferVar(n), ErrorKind::kParse,
                g_.Where(n) + ": a buffer where a scalar variable was expected");
-    Var var(g_.StringValue(g_.Ref(n, "name")), DtypeOf(n));
+    DataType dtype = DtypeOf(n);
+    // Kiln's only handles are tensor parameters', which are buffer variables in TVM's graph.
+    KILN_CHECK(!dtype.is_handle() && !dtype.is_void(), ErrorKind::kUnsupported,
+               g_.Where(n) + ": a variable of dtype " + dtype.ToString() + " is not supported");
+    Var var(g_.StringValue(g_.Ref(n, "name")), dtype);
     exprs_.emplace(n, var);
     return var;
   }
