@@ -7,6 +7,7 @@
 #include "codegen/c/c_emitter.h"
 #include "codegen/cuda/cuda_emitter.h"
 #include "codegen/opencl/opencl_emitter.h"
+#include "codegen/vulkan/glsl_emitter.h"
 
 namespace kiln::codegen {
 
@@ -25,6 +26,7 @@ Registry& GetRegistry() {
     r->factories["llvm"] = [] { return std::make_unique<CTarget>(); };
     r->factories["opencl"] = [] { return std::make_unique<OpenCLTarget>(); };
     r->factories["cuda"] = [] { return std::make_unique<CudaTarget>(); };
+    r->factories["vulkan"] = [] { return std::make_unique<VulkanTarget>(); };
     return r;
   }();
   return *registry;

@@ -6,6 +6,7 @@
 #include "runtime/cpu_measurer.h"
 #include "runtime/cuda/cuda_measurer.h"
 #include "runtime/opencl/opencl_measurer.h"
+#include "runtime/vulkan/vulkan_measurer.h"
 #include "support/error.h"
 
 namespace kiln::runtime {
@@ -27,6 +28,9 @@ Registry& GetRegistry() {
     };
     r->factories["cuda"] = [](const MeasureOptions& options) {
       return cuda::CreateCudaMeasurer(options);
+    };
+    r->factories["vulkan"] = [](const MeasureOptions& options) {
+      return vulkan::CreateVulkanMeasurer(options);
     };
     return r;
   }();

@@ -1,22 +1,19 @@
-// LayoutOf: bindings and push-constant offsets in signature order.
+// LayoutOf: bindings and push-constant offsets in argument order.
 #include "codegen/vulkan/vulkan_abi.h"
 
 namespace kiln::codegen::vulkan {
 
-VulkanArgLayout LayoutOf(const KernelSignature& signature) {
+VulkanArgLayout LayoutOf(const std::vector<bool>& is_buffer) {
   VulkanArgLayout layout;
   int scalars = 0;
-  for (const ArgSlot& slot : signature.slots) {
-    if (slot.kind == SlotKind::kBufferData) {
-      layout.binding.push_back(layout.num_buffers++);
-      layout.push_offset.push_back(-1);
-    } else {
-      layout.binding.push_back(-1);
-      layout.push_offset.push_back(8 * scalars++);
-    }
+  for (bool buffer : is_buffer) {
+    layout.binding.push_back(buffer ? layout.num_buffers++ : -1);
+    layout.push_offset.push_back(buffer ? -1 : 8 * scalars++);
   }
   layout.push_bytes = static_cast<uint32_t>(8 * scalars);
   return layout;
 }
+
+std::string EntryMacro(const std::string& symbol) { return "KILN_ENTRY_" + symbol; }
 
 }  // namespace kiln::codegen::vulkan

@@ -1,33 +1,39 @@
-// How a Vulkan kernel receives its arguments: the contract between the GLSL emitter
-// (codegen/vulkan/glsl_emitter.h) and the Vulkan runtime (runtime/vulkan/). It follows the
-// slots of codegen/kernel_abi.h's KernelSignature:
-//  - every buffer slot is a std430 storage buffer in descriptor set 0, at binding = its
-//    position among the buffer slots; the function's workspace buffers (codegen/gpu/launch.h)
-//    follow, workspace entry w at binding num_buffers + w;
-//  - every other slot (scalar parameter, shape variable) is one member of the push-constant
-//    block at offset 8 * its position among those slots, holding a 32-bit value (int32 or
-//    float32) when the slot's dtype has at most 32 bits, else a 64-bit one (int64, float64).
+// How a Vulkan kernel receives its arguments and is selected: the contract between the GLSL
+// emitter (codegen/vulkan/glsl_emitter.h) and the Vulkan runtime (runtime/vulkan/). The
+// arguments are the GPU argument list of codegen/gpu/launch.h (one per KernelSignature slot,
+// then one buffer per workspace entry), the same for every kernel of a function:
+//  - each buffer argument is a std430 storage buffer in descriptor set 0, at binding = its
+//    position among the buffer arguments;
+//  - each other argument (scalar parameter, shape variable) is one member of the
+//    push-constant block at offset 8 * its position among those, holding a 32-bit value
+//    (int32 or float32) when its dtype has at most 32 bits, else a 64-bit one.
+// One GLSL source holds every kernel of a function; kernel SYMBOL's `main` is compiled when
+// the macro EntryMacro(SYMBOL) is defined. The work group size is specialization constants
+// 0, 1, 2 (x, y, z), set from the launch's block extents when the pipeline is made.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "codegen/kernel_abi.h"
+#include "ir/dtype.h"
 
 namespace kiln::codegen::vulkan {
 
 struct VulkanArgLayout {
-  // Per signature slot: the binding of a buffer slot, -1 otherwise.
-  std::vector<int> binding;
-  // Per signature slot: the push-constant offset of a scalar slot, -1 otherwise.
-  std::vector<int> push_offset;
+  std::vector<int> binding;      // per argument: its binding, -1 for a scalar
+  std::vector<int> push_offset;  // per argument: its push-constant offset, -1 for a buffer
   int num_buffers = 0;
   uint32_t push_bytes = 0;  // size of the push-constant block (0: none)
 };
 
-VulkanArgLayout LayoutOf(const KernelSignature& signature);
+// The layout of arguments whose kinds are `is_buffer` (in order).
+VulkanArgLayout LayoutOf(const std::vector<bool>& is_buffer);
 
-// Whether a push-constant slot of `dtype` holds 64 bits.
+// Whether a push-constant member of `dtype` holds 64 bits.
 inline bool IsWidePushSlot(ir::DataType dtype) { return dtype.bits() > 32; }
+
+// "KILN_ENTRY_" + symbol: the macro that selects kernel `symbol`'s main.
+std::string EntryMacro(const std::string& symbol);
 
 }  // namespace kiln::codegen::vulkan

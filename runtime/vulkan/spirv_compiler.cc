@@ -6,13 +6,15 @@
 
 namespace kiln::runtime::vulkan {
 
-SpirvResult CompileGlslToSpirv(const std::string& glsl, const std::string& name, bool optimize) {
+SpirvResult CompileGlslToSpirv(const std::string& glsl, const std::string& name,
+                               const std::vector<std::string>& macros, bool optimize) {
   auto start = std::chrono::steady_clock::now();
   shaderc::Compiler compiler;
   shaderc::CompileOptions options;
   options.SetSourceLanguage(shaderc_source_language_glsl);
   options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_1);
   options.SetTargetSpirv(shaderc_spirv_version_1_3);
+  for (const std::string& macro : macros) options.AddMacroDefinition(macro);
   options.SetOptimizationLevel(optimize ? shaderc_optimization_level_performance
                                         : shaderc_optimization_level_zero);
   shaderc::SpvCompilationResult compiled = compiler.CompileGlslToSpv(

@@ -19,8 +19,9 @@ struct SpirvResult {
 
 // Compiles `glsl` (a complete compute shader with its #version line) for Vulkan 1.1 /
 // SPIR-V 1.3. `name` appears in the compiler's messages ("kernel.comp:12: error: ...").
-// `optimize` runs SPIRV-Tools' performance passes over the module.
+// Each of `macros` is defined (as #define NAME) before the source. `optimize` runs
+// SPIRV-Tools' performance passes over the module.
 SpirvResult CompileGlslToSpirv(const std::string& glsl, const std::string& name,
-                               bool optimize = true);
+                               const std::vector<std::string>& macros = {}, bool optimize = true);
 
 }  // namespace kiln::runtime::vulkan

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "runtime/gpu/device.h"
 #include "support/error.h"
 
 namespace kiln::runtime::vulkan {
@@ -162,6 +163,7 @@ bool Describe(VkPhysicalDevice device, int index, uint32_t instance_api, VulkanD
   info.name = p.deviceName;
   info.key = VulkanDeviceKey(info.name);
   info.driver = has_driver_props ? driver.driverName : "";
+  info.driver_info = has_driver_props ? driver.driverInfo : "";
   info.type = DeviceTypeName(p.deviceType);
   info.api_version = p.apiVersion;
   info.max_workgroup_invocations = l.maxComputeWorkGroupInvocations;
@@ -243,19 +245,7 @@ void CheckVk(VkResult result, const char* what) {
 }
 
 std::string VulkanDeviceKey(const std::string& device_name) {
-  std::string name = device_name.substr(0, device_name.find('('));
-  std::string key = "vulkan";
-  bool dash = true;
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      if (dash) key += '-';
-      key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      dash = false;
-    } else {
-      dash = true;
-    }
-  }
-  return key;
+  return gpu::DeviceKey("vulkan", device_name.substr(0, device_name.find('(')));
 }
 
 std::vector<VulkanDeviceInfo> DiscoverVulkanDevices() {

@@ -18,6 +18,7 @@ struct VulkanDeviceInfo {
   std::string name;          // "llvmpipe (LLVM 15.0.6, 256 bits)"
   std::string key;           // "vulkan-llvmpipe": what tuning records are keyed by
   std::string driver;        // "llvmpipe", "NVIDIA"
+  std::string driver_info;   // "Mesa 22.3.6 (LLVM 15.0.6)"
   std::string type;          // "cpu", "discrete-gpu", "integrated-gpu", "virtual-gpu", "other"
   uint32_t api_version = 0;  // VK_MAKE_API_VERSION
   // Limits.

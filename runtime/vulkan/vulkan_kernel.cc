@@ -110,7 +110,7 @@ std::string Triple(const std::array<uint32_t, 3>& v) {
 
 }  // namespace
 
-std::string LimitViolation(const VulkanDeviceInfo& device, const VulkanKernelSpec& kernel) {
+std::string LimitViolation(const VulkanDeviceInfo& device, const VulkanKernel& kernel) {
   const char* axis[] = {"x", "y", "z"};
   uint64_t invocations = uint64_t{kernel.threads[0]} * kernel.threads[1] * kernel.threads[2];
   std::string where = "kernel " + kernel.name + ": ";
@@ -130,11 +130,6 @@ std::string LimitViolation(const VulkanDeviceInfo& device, const VulkanKernelSpe
              " exceed the device's maxComputeWorkGroupCount[" + std::to_string(d) + "] " +
              std::to_string(device.max_workgroup_count[d]);
     }
-  }
-  if (kernel.shared_bytes > device.max_shared_memory_bytes) {
-    return where + std::to_string(kernel.shared_bytes) +
-           " bytes of shared memory exceed the device's maxComputeSharedMemorySize " +
-           std::to_string(device.max_shared_memory_bytes);
   }
   return "";
 }
@@ -158,36 +153,42 @@ VulkanBuffer::~VulkanBuffer() {
   vkDestroyBuffer(context_.device(), buffer_, nullptr);
 }
 
-void VulkanBuffer::Upload(const void* data) {
-  if (bytes_ == 0) return;
-  Staging staging(context_, bytes_);
-  std::memcpy(staging.mapped(), data, bytes_);
+void VulkanBuffer::Upload(const void* data, uint64_t bytes) {
+  KILN_CHECK(
+      bytes <= bytes_, ErrorKind::kInternal,
+      "upload of " + std::to_string(bytes) + " bytes into a buffer of " + std::to_string(bytes_));
+  if (bytes == 0) return;
+  Staging staging(context_, bytes);
+  std::memcpy(staging.mapped(), data, bytes);
   Submit(context_, [&](VkCommandBuffer cmd) {
-    VkBufferCopy region{0, 0, bytes_};
+    VkBufferCopy region{0, 0, bytes};
     vkCmdCopyBuffer(cmd, staging.buffer(), buffer_, 1, &region);
   });
 }
 
-void VulkanBuffer::Download(void* data) const {
-  if (bytes_ == 0) return;
-  Staging staging(context_, bytes_);
+void VulkanBuffer::Download(void* data, uint64_t bytes) const {
+  KILN_CHECK(
+      bytes <= bytes_, ErrorKind::kInternal,
+      "download of " + std::to_string(bytes) + " bytes from a buffer of " + std::to_string(bytes_));
+  if (bytes == 0) return;
+  Staging staging(context_, bytes);
   Submit(context_, [&](VkCommandBuffer cmd) {
-    VkBufferCopy region{0, 0, bytes_};
+    VkBufferCopy region{0, 0, bytes};
     vkCmdCopyBuffer(cmd, buffer_, staging.buffer(), 1, &region);
   });
-  std::memcpy(data, staging.mapped(), bytes_);
+  std::memcpy(data, staging.mapped(), bytes);
 }
 
 VulkanExecutable::VulkanExecutable(const VulkanContext& context,
-                                   const std::vector<CompiledKernel>& kernels,
+                                   const std::vector<VulkanKernel>& kernels,
                                    const std::vector<const VulkanBuffer*>& buffers,
                                    std::vector<uint8_t> push_constants)
     : context_(context), push_constants_(std::move(push_constants)) {
   KILN_CHECK(!kernels.empty(), ErrorKind::kInternal, "a Vulkan program without kernels");
-  for (const CompiledKernel& k : kernels) {
-    std::string violation = LimitViolation(context.info(), k.spec);
+  for (const VulkanKernel& k : kernels) {
+    std::string violation = LimitViolation(context.info(), k);
     KILN_CHECK(violation.empty(), ErrorKind::kUnsupported, violation);
-    groups_.push_back(k.spec.groups);
+    groups_.push_back(k.groups);
   }
   KILN_CHECK(push_constants_.size() <= context.info().max_push_constants_bytes,
              ErrorKind::kUnsupported,
@@ -262,7 +263,7 @@ VulkanExecutable::VulkanExecutable(const VulkanContext& context,
     vkUpdateDescriptorSets(device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
   }
 
-  for (const CompiledKernel& k : kernels) {
+  for (const VulkanKernel& k : kernels) {
     VkShaderModuleCreateInfo module_info{};
     module_info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
     module_info.codeSize = k.spirv.size() * sizeof(uint32_t);
@@ -276,6 +277,12 @@ VulkanExecutable::VulkanExecutable(const VulkanContext& context,
     pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pipeline_info.stage.module = module;
     pipeline_info.stage.pName = "main";
+    VkSpecializationMapEntry entries[3];
+    for (uint32_t d = 0; d < 3; ++d) {
+      entries[d] = {d, static_cast<uint32_t>(d * sizeof(uint32_t)), sizeof(uint32_t)};
+    }
+    VkSpecializationInfo specialization{3, entries, sizeof k.threads, k.threads.data()};
+    pipeline_info.stage.pSpecializationInfo = &specialization;
     pipeline_info.layout = pipeline_layout_;
     VkPipeline pipeline = VK_NULL_HANDLE;
     CheckVk(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &pipeline),

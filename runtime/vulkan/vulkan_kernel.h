@@ -12,14 +12,23 @@
 #include <vector>
 
 #include "runtime/vulkan/vulkan_device.h"
-#include "runtime/vulkan/vulkan_program.h"
 
 namespace kiln::runtime::vulkan {
+
+// One compiled kernel and its launch: `groups` work groups of `threads` invocations. The
+// work group size reaches the shader as specialization constants 0, 1, 2
+// (codegen/vulkan/vulkan_abi.h); a shader with a literal local size ignores them.
+struct VulkanKernel {
+  std::string name;  // for messages: "kiln_matmul_k0"
+  std::vector<uint32_t> spirv;
+  std::array<uint32_t, 3> groups = {1, 1, 1};
+  std::array<uint32_t, 3> threads = {1, 1, 1};
+};
 
 // Empty when `kernel` fits the device; otherwise which limit it exceeds and by how much
 // ("kernel k0: 2048 threads per workgroup (64 x 32 x 1) exceed the device's
 // maxComputeWorkGroupInvocations 1024").
-std::string LimitViolation(const VulkanDeviceInfo& device, const VulkanKernelSpec& kernel);
+std::string LimitViolation(const VulkanDeviceInfo& device, const VulkanKernel& kernel);
 
 class VulkanBuffer {
  public:
@@ -31,8 +40,9 @@ class VulkanBuffer {
 
   VkBuffer handle() const { return buffer_; }
   uint64_t bytes() const { return bytes_; }
-  void Upload(const void* data);    // bytes() bytes from `data`
-  void Download(void* data) const;  // bytes() bytes into `data`
+  // The first `bytes` (at most bytes()) of the buffer from or into host memory.
+  void Upload(const void* data, uint64_t bytes);
+  void Download(void* data, uint64_t bytes) const;
 
  private:
   const VulkanContext& context_;
@@ -41,17 +51,12 @@ class VulkanBuffer {
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
 };
 
-struct CompiledKernel {
-  VulkanKernelSpec spec;
-  std::vector<uint32_t> spirv;
-};
-
 class VulkanExecutable {
  public:
   // Binds `buffers` at bindings 0, 1, ... and `push_constants` (empty: none). Throws
   // kiln::Error(kUnsupported) with LimitViolation's message when a kernel does not fit,
   // kRuntime when the driver refuses a shader module or pipeline.
-  VulkanExecutable(const VulkanContext& context, const std::vector<CompiledKernel>& kernels,
+  VulkanExecutable(const VulkanContext& context, const std::vector<VulkanKernel>& kernels,
                    const std::vector<const VulkanBuffer*>& buffers,
                    std::vector<uint8_t> push_constants);
   ~VulkanExecutable();

@@ -1,19 +1,23 @@
 // The Vulkan runtime on this machine's device (lavapipe where there is no GPU): discovery,
-// GLSL to SPIR-V, and hand-written kernels run in kiln-vulkan-sandbox, their outputs compared
-// with the reference interpreter; a compile error, a device limit, a hang and a malformed
-// program are results or faults with clear messages.
+// GLSL to SPIR-V, and a hand-written kernel run in kiln-vulkan-runner (buffers, push
+// constants, specialization constants, timestamps), its outputs compared with the reference
+// interpreter; a compile error and a launch past a device limit are build errors naming them,
+// and a hang ends at the wall-clock limit.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <map>
 
-#include "codegen/kernel_abi.h"
 #include "ir/interpreter/interpreter.h"
 #include "runtime/file_util.h"
+#include "runtime/gpu/device.h"
+#include "runtime/gpu/gpu_protocol.h"
 #include "runtime/measure_result.h"
-#include "runtime/sandbox_client.h"
+#include "runtime/sandbox_protocol.h"
+#include "runtime/subprocess.h"
 #include "runtime/vulkan/spirv_compiler.h"
 #include "runtime/vulkan/vulkan_device.h"
-#include "runtime/vulkan/vulkan_program.h"
 #include "tests/codegen/test_kernels.h"
 #include "tests/runtime/runtime_test_util.h"
 
@@ -42,9 +46,10 @@ PrimFunc Axpy() {
                   Root(For(i, IntImm(DataType::Int(64), 0), n, ForKind::kSerial, block)), {alpha});
 }
 
+// The work group size comes from specialization constants 0-2, as the GLSL target emits it.
 constexpr char kAxpyGlsl[] = R"(#version 450
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-layout(local_size_x = 64) in;
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, set = 0, binding = 0) buffer A_ { float A[]; };
 layout(std430, set = 0, binding = 1) buffer B_ { float B[]; };
 layout(std430, set = 0, binding = 2) buffer C_ { float C[]; };
@@ -59,46 +64,87 @@ void main() {
 )";
 
 constexpr int64_t kN = 1000;
+constexpr double kAlpha = 0.75;
 
-VulkanProgram OneKernel(std::string glsl, std::array<uint32_t, 3> groups,
-                        std::array<uint32_t, 3> threads, uint32_t shared_bytes = 0) {
-  VulkanProgram program;
-  program.kernels.push_back({"axpy", std::move(glsl), groups, threads, shared_bytes});
-  return program;
-}
+// What the runner made of one request.
+struct RunnerOutcome {
+  ProcessResult process;
+  SandboxResult result;
+  std::map<int, HostTensor> outputs;  // by parameter index
+};
 
 class VulkanRuntimeTest : public ::testing::Test {
  protected:
-  std::vector<ArgSpec> AxpyArgs() const {
-    return {ArgSpec::Random(DataType::Float(32), {kN}, 1),
-            ArgSpec::Random(DataType::Float(32), {kN}, 2),
-            ArgSpec::Random(DataType::Float(32), {kN}, 3), ArgSpec::Float(0.75)};
+  // Inputs of A, B, C (C is overwritten) and the scalars, as the interpreter takes them.
+  std::vector<ArgValue> Inputs() const {
+    DataType f32 = DataType::Float(32);
+    return {HostTensor::Random(f32, {kN}, 1, -1, 1), HostTensor::Random(f32, {kN}, 2, -1, 1),
+            HostTensor::Random(f32, {kN}, 3, -1, 1), kAlpha};
   }
 
-  SandboxOutcome Run(const VulkanProgram& program, SandboxPhase phase, double time_limit_s = 60) {
-    std::string program_path = dir_.Sub("program" + std::to_string(runs_++) + ".json");
-    WriteFileAtomically(program_path, ProgramToJson(program));
-    SandboxRequest request;
-    request.phase = phase;
-    request.source_path = program_path;
-    request.signature = codegen::SignatureOf(Axpy(), "axpy");
-    request.args = AxpyArgs();
-    request.timing.number = 2;
-    request.timing.repeat = 3;
-    request.timing.min_repeat_ms = 1;
+  RunnerOutcome Run(const std::string& glsl, std::array<int64_t, 3> grid,
+                    std::array<int64_t, 3> block, double time_limit_s = 60) {
+    std::string tag = std::to_string(runs_++);
+    gpu::GpuRunRequest request;
+    request.source_path = dir_.Sub("kernel" + tag + ".comp");
+    WriteFileAtomically(request.source_path, glsl);
+    request.kernels.push_back({"axpy", grid, block});
+    std::vector<ArgValue> inputs = Inputs();
+    for (int i = 0; i < 3; ++i) {
+      const auto& t = std::get<HostTensor>(inputs[i]);
+      std::string path = dir_.Sub("in" + tag + "_" + std::to_string(i) + ".bin");
+      WriteTensorFile(t, path);
+      request.buffers.push_back({t.dtype(), t.shape(), path, i});
+      gpu::GpuArgSpec arg;
+      arg.kind = gpu::GpuArgSpec::Kind::kBuffer;
+      arg.buffer = i;
+      request.args.push_back(arg);
+    }
+    gpu::GpuArgSpec alpha;
+    alpha.kind = gpu::GpuArgSpec::Kind::kFloat;
+    alpha.dtype = DataType::Float(32);
+    alpha.float_value = kAlpha;
+    gpu::GpuArgSpec n;
+    n.kind = gpu::GpuArgSpec::Kind::kInt;
+    n.dtype = DataType::Int(64);
+    n.int_value = kN;
+    request.args.push_back(alpha);
+    request.args.push_back(n);
+    request.timing = {.number = 2, .repeat = 3, .min_repeat_ms = 1, .warmup = 1};
     request.dump_outputs = true;
-    SandboxOptions options;
-    options.sandbox_path = KILN_VULKAN_SANDBOX_PATH;
-    options.time_limit_s = time_limit_s;
-    return SandboxClient(options).Run(request);
+    request.output_dir = dir_.Sub("out" + tag);
+    std::filesystem::create_directory(request.output_dir);
+    std::string request_path = dir_.Sub("request" + tag + ".json");
+    std::string result_path = dir_.Sub("result" + tag + ".json");
+    WriteFileAtomically(request_path, gpu::GpuRequestToJson(request));
+
+    RunnerOutcome outcome;
+    ProcessOptions p;
+    p.argv = {KILN_VULKAN_RUNNER_PATH, request_path, result_path};
+    p.time_limit_s = time_limit_s;
+    p.capture_output = true;
+    outcome.process = RunProcess(p);
+    if (outcome.process.ok()) {
+      outcome.result = ResultFromJson(ReadWholeFile(result_path), result_path);
+      for (const TensorFileRef& out : outcome.result.outputs) {
+        outcome.outputs[out.param_index] = ReadTensorFile(out.path, out.dtype, out.shape);
+      }
+    }
+    return outcome;
   }
 
-  // The interpreter's outputs on the same inputs.
-  std::vector<HostTensor> Expected() const {
-    std::vector<ArgValue> args = MaterializeArgs(AxpyArgs());
+  // The runner's outputs compared with the interpreter's on the same inputs.
+  MeasureResult Compare(RunnerOutcome& outcome) const {
+    std::vector<ArgValue> args = Inputs();
     Interpret(Axpy(), args);
-    return {std::get<HostTensor>(args[0]), std::get<HostTensor>(args[1]),
-            std::get<HostTensor>(args[2])};
+    std::vector<HostTensor> expected, actual;
+    for (int i = 0; i < 3; ++i) {
+      expected.push_back(std::get<HostTensor>(args[i]));
+      actual.push_back(outcome.outputs.at(i));
+    }
+    MeasureResult checked;
+    CheckOutputs(expected, actual, checked, std::nullopt, {"A", "B", "C"});
+    return checked;
   }
 
   testing::ScratchDir dir_;
@@ -150,63 +196,54 @@ TEST(SpirvCompilerTest, CompilesAComputeShaderAndReportsErrorsWithLines) {
 
 TEST_F(VulkanRuntimeTest, HandWrittenKernelMatchesTheInterpreterAndIsTimed) {
   // 16 groups of 64 cover 1000 elements; the guard drops the last 24 threads.
-  SandboxOutcome outcome = Run(OneKernel(kAxpyGlsl, {16, 1, 1}, {64, 1, 1}), SandboxPhase::kTime);
-  ASSERT_TRUE(outcome.measure.ok()) << outcome.measure.message;
+  RunnerOutcome outcome = Run(kAxpyGlsl, {16, 1, 1}, {64, 1, 1});
+  ASSERT_TRUE(outcome.process.ok()) << outcome.process.Describe() << outcome.process.output;
+  ASSERT_EQ(outcome.result.error_kind, MeasureErrorKind::kOk) << outcome.result.message;
   ASSERT_EQ(outcome.outputs.size(), 3u);
-  std::vector<HostTensor> actual = {outcome.outputs[0], outcome.outputs[1], outcome.outputs[2]};
-  MeasureResult checked;
-  CheckOutputs(Expected(), actual, checked, std::nullopt, {"A", "B", "C"});
+  MeasureResult checked = Compare(outcome);
   EXPECT_TRUE(checked.ok()) << checked.message;
-  EXPECT_EQ(outcome.measure.repeat_seconds.size(), 3u);
-  EXPECT_GT(outcome.measure.median_seconds, 0);
-  EXPECT_GE(outcome.measure.number, 2);
-  EXPECT_GT(outcome.measure.build_seconds, 0);
+  EXPECT_EQ(outcome.result.repeat_seconds.size(), 3u);
+  EXPECT_GT(outcome.result.median_seconds, 0);
+  EXPECT_GE(outcome.result.number, 2);
+  EXPECT_GT(outcome.result.build_seconds, 0);
 }
 
 TEST_F(VulkanRuntimeTest, TooFewGroupsIsAWrongResultNotAnError) {
   // The oracle notices the elements no thread wrote.
-  SandboxOutcome outcome = Run(OneKernel(kAxpyGlsl, {8, 1, 1}, {64, 1, 1}), SandboxPhase::kRunOnce);
-  ASSERT_TRUE(outcome.measure.ok()) << outcome.measure.message;
-  std::vector<HostTensor> actual = {outcome.outputs[0], outcome.outputs[1], outcome.outputs[2]};
-  MeasureResult checked;
-  CheckOutputs(Expected(), actual, checked, std::nullopt, {"A", "B", "C"});
+  RunnerOutcome outcome = Run(kAxpyGlsl, {8, 1, 1}, {64, 1, 1});
+  ASSERT_EQ(outcome.result.error_kind, MeasureErrorKind::kOk) << outcome.result.message;
+  MeasureResult checked = Compare(outcome);
   EXPECT_EQ(checked.error_kind, MeasureErrorKind::kWrongResult);
   EXPECT_NE(checked.message.find("C"), std::string::npos) << checked.message;
 }
 
 TEST_F(VulkanRuntimeTest, ShaderThatDoesNotCompileIsABuildError) {
-  SandboxOutcome outcome = Run(OneKernel("#version 450\nlayout(local_size_x = 1) in;\n"
-                                         "void main() { float x = missing; }\n",
-                                         {1, 1, 1}, {1, 1, 1}),
-                               SandboxPhase::kTime);
-  EXPECT_EQ(outcome.measure.error_kind, MeasureErrorKind::kBuildError);
-  EXPECT_NE(outcome.measure.message.find("missing"), std::string::npos) << outcome.measure.message;
+  RunnerOutcome outcome =
+      Run("#version 450\nlayout(local_size_x = 1) in;\nvoid main() { float x = missing; }\n",
+          {1, 1, 1}, {1, 1, 1});
+  EXPECT_EQ(outcome.result.error_kind, MeasureErrorKind::kBuildError);
+  EXPECT_NE(outcome.result.message.find("missing"), std::string::npos) << outcome.result.message;
 }
 
-TEST_F(VulkanRuntimeTest, KernelPastADeviceLimitIsABuildErrorNamingIt) {
+TEST_F(VulkanRuntimeTest, LaunchPastADeviceLimitIsABuildErrorNamingIt) {
   VulkanDeviceInfo device = DefaultVulkanDevice();
-  uint32_t too_many = device.max_workgroup_invocations * 2;
-  std::string glsl = std::string(kAxpyGlsl);
-  SandboxOutcome threads =
-      Run(OneKernel(glsl, {1, 1, 1}, {too_many / 2, 2, 1}), SandboxPhase::kTime);
-  EXPECT_EQ(threads.measure.error_kind, MeasureErrorKind::kBuildError);
-  EXPECT_NE(threads.measure.message.find("maxComputeWorkGroupInvocations"), std::string::npos)
-      << threads.measure.message;
-
-  SandboxOutcome shared =
-      Run(OneKernel(glsl, {16, 1, 1}, {64, 1, 1}, device.max_shared_memory_bytes + 4),
-          SandboxPhase::kTime);
-  EXPECT_EQ(shared.measure.error_kind, MeasureErrorKind::kBuildError);
-  EXPECT_NE(shared.measure.message.find("maxComputeSharedMemorySize"), std::string::npos)
-      << shared.measure.message;
+  int64_t half = device.max_workgroup_invocations;
+  RunnerOutcome threads = Run(kAxpyGlsl, {1, 1, 1}, {half, 2, 1});
+  EXPECT_EQ(threads.result.error_kind, MeasureErrorKind::kBuildError);
+  EXPECT_NE(threads.result.message.find("maxComputeWorkGroupInvocations"), std::string::npos)
+      << threads.result.message;
+  RunnerOutcome groups =
+      Run(kAxpyGlsl, {int64_t{device.max_workgroup_count[0]} + 1, 1, 1}, {64, 1, 1});
+  EXPECT_EQ(groups.result.error_kind, MeasureErrorKind::kBuildError);
+  EXPECT_NE(groups.result.message.find("maxComputeWorkGroupCount[0]"), std::string::npos)
+      << groups.result.message;
 }
 
-TEST_F(VulkanRuntimeTest, HangingKernelIsATimeout) {
+TEST_F(VulkanRuntimeTest, HangingKernelIsKilledAtTheLimit) {
   // lavapipe ends any loop after 65535 iterations, so a hang is work that would take hours:
-  // 65535 x 64 groups of 64 threads, each spinning 65535 times, until the sandbox's limit
-  // kills the process.
+  // 65535 x 64 groups of 64 threads, each spinning 65535 times.
   constexpr char kHang[] = R"(#version 450
-layout(local_size_x = 64) in;
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, set = 0, binding = 0) buffer A_ { float A[]; };
 layout(std430, set = 0, binding = 2) buffer C_ { float C[]; };
 void main() {
@@ -215,55 +252,29 @@ void main() {
   C[gl_LocalInvocationID.x] = x;
 }
 )";
-  SandboxOutcome outcome =
-      Run(OneKernel(kHang, {65535, 64, 1}, {64, 1, 1}), SandboxPhase::kRunOnce, /*time_limit_s=*/3);
-  EXPECT_EQ(outcome.measure.error_kind, MeasureErrorKind::kTimeout) << outcome.measure.message;
-  EXPECT_NE(outcome.measure.message.find("limit 3 s"), std::string::npos)
-      << outcome.measure.message;
+  RunnerOutcome outcome = Run(kHang, {65535, 64, 1}, {64, 1, 1}, /*time_limit_s=*/3);
+  EXPECT_TRUE(outcome.process.timed_out) << outcome.process.Describe();
 }
 
-TEST_F(VulkanRuntimeTest, MalformedProgramIsAFaultOfTheMachinery) {
-  std::string program_path = dir_.Sub("broken.json");
-  WriteFileAtomically(program_path, R"({"version": 1, "kernels": [{"name": "k"}]})");
-  SandboxRequest request;
-  request.phase = SandboxPhase::kRunOnce;
-  request.source_path = program_path;
-  request.signature = codegen::SignatureOf(Axpy(), "axpy");
-  request.args = AxpyArgs();
-  SandboxOptions options;
-  options.sandbox_path = KILN_VULKAN_SANDBOX_PATH;
-  try {
-    SandboxClient(options).Run(request);
-    FAIL() << "expected a SandboxFault";
-  } catch (const SandboxFault& e) {
-    EXPECT_NE(std::string(e.what()).find("kernels[0].glsl"), std::string::npos) << e.what();
-  }
-}
-
-TEST(VulkanProgramTest, JsonRoundTripAndValidation) {
-  VulkanProgram program = OneKernel("void main() {}", {4, 2, 1}, {32, 4, 1}, 1024);
-  program.workspace_bytes = {64, 0};
-  VulkanProgram back = ProgramFromJson(ProgramToJson(program), "p.json");
-  ASSERT_EQ(back.kernels.size(), 1u);
-  EXPECT_EQ(back.kernels[0].groups, program.kernels[0].groups);
-  EXPECT_EQ(back.kernels[0].threads, program.kernels[0].threads);
-  EXPECT_EQ(back.kernels[0].shared_bytes, 1024u);
-  EXPECT_EQ(back.workspace_bytes, program.workspace_bytes);
-  auto error_of = [](const std::string& text) {
-    try {
-      ProgramFromJson(text, "p.json");
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(error_of("{").find("p.json: not valid JSON"), std::string::npos);
-  EXPECT_NE(error_of(R"({"version": 2, "kernels": []})").find("p.json.version"), std::string::npos);
-  EXPECT_NE(error_of(R"({"version": 1, "kernels": []})").find("non-empty"), std::string::npos);
-  EXPECT_NE(error_of(R"({"version": 1, "kernels": [{"name": "k", "glsl": "", "groups": [1, 0, 1],
-                     "threads": [1, 1, 1], "shared_bytes": 0}]})")
-                .find("kernels[0].groups[1]"),
-            std::string::npos);
+TEST(VulkanRunnerTest, DescribesTheDeviceForTheMeasurer) {
+  testing::ScratchDir dir;
+  std::string path = dir.Sub("device.json");
+  ProcessOptions p;
+  p.argv = {KILN_VULKAN_RUNNER_PATH, "describe", path};
+  p.time_limit_s = 60;
+  p.capture_output = true;
+  ProcessResult run = RunProcess(p);
+  ASSERT_TRUE(run.ok()) << run.Describe() << run.output;
+  gpu::DeviceDescription d = gpu::DeviceFromJson(ReadWholeFile(path), path);
+  VulkanDeviceInfo info = DefaultVulkanDevice();
+  EXPECT_EQ(d.kind, "vulkan");
+  EXPECT_EQ(d.name, info.name);
+  EXPECT_EQ(d.key, info.key);
+  EXPECT_EQ(d.limits.max_threads_per_block, info.max_workgroup_invocations);
+  EXPECT_EQ(d.limits.max_shared_bytes, info.max_shared_memory_bytes);
+  EXPECT_EQ(d.limits.warp_size, info.subgroup_size);
+  EXPECT_EQ(d.limits.fp16, info.shader_float16 && info.storage_16bit);
+  EXPECT_EQ(d.timer_resolution_ns, info.timestamp_period_ns);
 }
 
 }  // namespace
