@@ -9,6 +9,7 @@
 #include "codegen/lower.h"
 #include "runtime/cuda/nvrtc.h"
 #include "search/space/thread_binding.h"
+#include "tests/codegen/cuda_batch_compile.h"
 #include "tests/ir/zoo/zoo.h"
 
 namespace kiln::codegen {
@@ -19,25 +20,20 @@ TEST(CudaZooTest, EveryZooFunctionCompilesForSm90) {
   if (!runtime::cuda::NvrtcAvailable(&why)) {
     GTEST_SKIP() << "skipped: no CUDA toolkit (" << why << ")";
   }
-  int compiled = 0;
+  std::vector<testing::NamedSource> sources;
   for (const ir::zoo::ZooEntry& entry : ir::zoo::Zoo()) {
-    SCOPED_TRACE(entry.name);
     ir::PrimFunc f = search::DefaultGpuSchedule(entry.build());
     CudaTarget target;
-    EmittedSource source;
     try {
-      source = target.Emit(Lower(f, target.DefaultLowerOptions()), "kiln_" + entry.name);
+      EmittedSource source =
+          target.Emit(Lower(f, target.DefaultLowerOptions()), "kiln_" + entry.name);
+      sources.push_back({entry.name, source.code});
     } catch (const Error& e) {
       ADD_FAILURE() << entry.name << ": " << e.what();
-      continue;
     }
-    runtime::cuda::NvrtcOutput out =
-        runtime::cuda::CompileWithNvrtc(source.code, entry.name + ".cu", {.arch = "sm_90"});
-    EXPECT_TRUE(out.ok) << entry.name << ":\n" << out.log << "\n" << source.code;
-    compiled += out.ok ? 1 : 0;
   }
-  std::cout << "[ zoo ] " << compiled << " of " << ir::zoo::Zoo().size()
-            << " functions compiled for sm_90\n";
+  EXPECT_EQ(sources.size(), ir::zoo::Zoo().size());
+  EXPECT_EQ(testing::CompileAllForSm90(sources), "");
 }
 
 }  // namespace
