@@ -7,10 +7,17 @@ inputs are random (seeded) and the outputs are what ONNX Runtime computes for th
 
 Run with the project's virtual environment (deploy/install-deps.sh makes it):
     .venv/bin/python examples/models/make_models.py
-The files are committed; running the script again rewrites them identically.
+The files are committed; running the script again rewrites them identically. The BERT-base
+layer (28 MB of weights) is not committed: the build makes it from the same fixed seeds with
+    .venv/bin/python examples/models/make_models.py --out BUILD_DIR/models
+into BUILD_DIR/models/bert_layer, in the same layout.
 """
 
+import argparse
+import hashlib
 import os
+import shutil
+import sys
 
 import numpy as np
 import onnx
@@ -85,10 +92,10 @@ def mlp():
     return model, [{"x": (4, 64)}, {"x": (1, 64)}]
 
 
-def layer_norm(g, x, dim, hint):
+def layer_norm(g, x, dim, hint, epsilon=1e-5):
     scale = g.const(f"{hint}_gamma", (1 + 0.1 * g.rng.standard_normal(dim)).astype(np.float32))
     bias = g.const(f"{hint}_beta", (0.1 * g.rng.standard_normal(dim)).astype(np.float32))
-    return g.op("LayerNormalization", [x, scale, bias], hint, axis=-1, epsilon=1e-5)
+    return g.op("LayerNormalization", [x, scale, bias], hint, axis=-1, epsilon=epsilon)
 
 
 def gelu(g, x):
@@ -99,14 +106,12 @@ def gelu(g, x):
     return g.op("Mul", [g.op("Mul", [x, one_plus]), g.const("half", np.array(0.5, np.float32))])
 
 
-def transformer_block():
-    """A post-norm transformer encoder block with a symbolic sequence length: multi-head
-    self-attention (4 heads of 16), residual and layer norm, a GELU feed-forward network
-    (64 -> 256 -> 64), residual and layer norm. The head split is written the way exporters
-    write it: Shape -> Gather -> Unsqueeze -> Concat -> Reshape."""
-    g = Graph(seed=2)
-    d_model, heads, d_head, d_ff = 64, 4, 16, 256
-    x = "x"  # (1, seq_len, 64)
+def encoder_layer(g, x, d_model, heads, d_ff, epsilon):
+    """A post-norm transformer encoder layer on x of shape (1, seq_len, d_model), as exporters
+    write BERT's: multi-head self-attention, residual and layer norm, a GELU feed-forward
+    network, residual and layer norm. The head split is written the way exporters write it:
+    Shape -> Gather -> Unsqueeze -> Concat -> Reshape. Returns the output's name."""
+    d_head = d_model // heads
 
     def linear(h, n_in, n_out, hint):
         w = g.weight(f"{hint}_weight", [n_in, n_out])
@@ -148,16 +153,37 @@ def transformer_block():
         "Reshape", [g.op("Transpose", [context], "context_t", perm=[0, 2, 1, 3]), merge_shape]
     )
     attn = linear(merged, d_model, d_model, "out")
-    h1 = layer_norm(g, g.op("Add", [x, attn], "residual1"), d_model, "norm1")
+    h1 = layer_norm(g, g.op("Add", [x, attn], "residual1"), d_model, "norm1", epsilon)
     ffn = linear(gelu(g, linear(h1, d_model, d_ff, "ffn_up")), d_ff, d_model, "ffn_down")
-    layer_norm(g, g.op("Add", [h1, ffn], "residual2"), d_model, "norm2")
+    return layer_norm(g, g.op("Add", [h1, ffn], "residual2"), d_model, "norm2", epsilon)
+
+
+def encoder_model(name, seed, d_model, heads, d_ff, epsilon):
+    g = Graph(seed=seed)
+    encoder_layer(g, "x", d_model, heads, d_ff, epsilon)
     g.nodes[-1].output[0] = "y"
-    model = g.model(
-        "transformer_block",
+    return g.model(
+        name,
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "seq_len", d_model])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "seq_len", d_model])],
     )
+
+
+def transformer_block():
+    """A small post-norm transformer encoder block with a symbolic sequence length: 4 heads
+    of 16 (d_model 64), a feed-forward network 64 -> 256 -> 64."""
+    model = encoder_model("transformer_block", 2, d_model=64, heads=4, d_ff=256, epsilon=1e-5)
     return model, [{"x": (1, 8, 64)}, {"x": (1, 13, 64)}]
+
+
+def bert_layer():
+    """One encoder layer of BERT-base (hidden 768, 12 heads of 64, FFN 3072, GELU, LayerNorm
+    with BERT's epsilon 1e-12), batch 1 and a symbolic sequence length, with random weights.
+    Its weights are 28 MB of float32: too much to commit, so it is made at build time (the
+    `--out` folder) rather than under examples/models. The test data holds a short sequence
+    (3 tokens: the reference executor checks it in seconds) and the benchmarked length, 128."""
+    model = encoder_model("bert_layer", 4, d_model=768, heads=12, d_ff=3072, epsilon=1e-12)
+    return model, [{"x": (1, 3, 768)}, {"x": (1, 128, 768)}]
 
 
 def cnn():
@@ -193,8 +219,54 @@ def cnn():
     return model, [{"image": (1, 3, 32, 32)}]
 
 
-def write(name, model, input_sets):
-    folder = os.path.join(HERE, name)
+def resnet_stage(size=56):
+    """The first stage of ResNet-18 (torchvision's layer1) on one 64x56x56 feature map: two
+    basic blocks, each conv3x3-bn-relu-conv3x3-bn plus the identity, then relu. As PyTorch
+    exports a model in eval mode without constant folding: convolutions without bias, each
+    followed by a BatchNormalization node (momentum 0.9, epsilon 1e-5) with its statistics.
+    `size` other than 56 makes the same stage, same weights, on a smaller map: at 56x56 the
+    reference executor needs minutes, at 8x8 seconds."""
+    g = Graph(seed=5)
+    channels = 64
+    h = "x"
+
+    def conv_bn(x, hint):
+        w = g.weight(f"{hint}_conv_weight", [channels, channels, 3, 3],
+                     scale=np.sqrt(2.0 / (9 * channels)))
+        y = g.op("Conv", [x, w], f"{hint}_conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                 strides=[1, 1], dilations=[1, 1], group=1)
+        bn = [
+            g.const(f"{hint}_bn_scale",
+                    (1 + 0.1 * g.rng.standard_normal(channels)).astype(np.float32)),
+            g.const(f"{hint}_bn_bias", (0.1 * g.rng.standard_normal(channels)).astype(np.float32)),
+            g.const(f"{hint}_bn_mean", (0.1 * g.rng.standard_normal(channels)).astype(np.float32)),
+            g.const(f"{hint}_bn_var", (1 + 0.1 * g.rng.random(channels)).astype(np.float32)),
+        ]
+        return g.op("BatchNormalization", [y] + bn, f"{hint}_bn", epsilon=1e-5, momentum=0.9)
+
+    for block in range(2):
+        hint = f"layer1_{block}"
+        out = g.op("Relu", [conv_bn(h, f"{hint}_1")], f"{hint}_relu1")
+        out = conv_bn(out, f"{hint}_2")
+        h = g.op("Relu", [g.op("Add", [out, h], f"{hint}_residual")], f"{hint}_relu2")
+    g.nodes[-1].output[0] = "y"
+    model = g.model(
+        "resnet_stage",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, size, size])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, channels, size, size])],
+    )
+    return model, [{"x": (1, channels, size, size)}]
+
+
+# The models committed under examples/models, and the ones too big to commit, which the build
+# makes into its own folder (tests/cli/CMakeLists.txt, bench/CMakeLists.txt).
+COMMITTED = [("mlp", mlp), ("transformer_block", transformer_block), ("cnn", cnn),
+             ("resnet_stage", resnet_stage)]
+GENERATED = [("bert_layer", bert_layer), ("resnet_stage_8x8", lambda: resnet_stage(8))]
+
+
+def write(out_dir, name, model, input_sets):
+    folder = os.path.join(out_dir, name)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "model.onnx")
     onnx.save(model, path)
@@ -217,11 +289,42 @@ def write(name, model, input_sets):
           f"{len(input_sets)} test data sets")
 
 
+def script_key():
+    """What the generated models depend on: this script and the onnx and onnxruntime versions."""
+    with open(os.path.abspath(__file__), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    return f"onnx {onnx.__version__}, onnxruntime {onnxruntime.__version__}, script {digest}"
+
+
 def main():
-    for name, make in [("mlp", mlp), ("transformer_block", transformer_block), ("cnn", cnn)]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", help="write the generated models (" +
+                        ", ".join(n for n, _ in GENERATED) + ") into this folder, unless a "
+                        "stamp there says they are up to date, instead of the committed ones "
+                        "into examples/models")
+    args = parser.parse_args()
+    if not args.out:
+        for name, make in COMMITTED:
+            model, input_sets = make()
+            write(HERE, name, model, input_sets)
+        return 0
+    out = os.path.abspath(args.out)
+    stamp = os.path.join(out, "stamp")
+    key = script_key()
+    if os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.readline().strip() == key:
+                print(f"make_models: {out} is up to date ({key})")
+                return 0
+        os.remove(stamp)
+    for name, make in GENERATED:
+        shutil.rmtree(os.path.join(out, name), ignore_errors=True)
         model, input_sets = make()
-        write(name, model, input_sets)
+        write(out, name, model, input_sets)
+    with open(stamp, "w") as f:
+        f.write(key + "\n")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
