@@ -91,8 +91,10 @@ TEST(CudaEmitterTest, SharedMemoryTileInFloat16HasBarriersAndCompiles) {
   EXPECT_NE(code.find("__launch_bounds__(64)"), std::string::npos) << code;
   ASSERT_TRUE(source.launch.has_value());
   ASSERT_EQ(source.launch->kernels.size(), 1u);
-  // A 64x16 tile of A and a 16x64 tile of B per step of k, in half.
-  EXPECT_EQ(source.launch->kernels[0].shared_bytes, 2 * 64 * 16 * 2);
+  // At least a 64x16 tile of A and a 16x64 tile of B per step of k, in half; at most the rows
+  // of A and the columns of B the block reads over the whole k loop.
+  EXPECT_GE(source.launch->kernels[0].shared_bytes, 2 * 64 * 16 * 2);
+  EXPECT_LE(source.launch->kernels[0].shared_bytes, 2 * 64 * 128 * 2);
   ExpectCompiles(source);
 }
 
@@ -171,7 +173,7 @@ TEST(CudaEmitterTest, SharedMemoryBeyondTheDeviceIsRefusedNamingTheBuffer) {
   try {
     EmitText(testing::ReadTextFile(testing::SourcePath("tests/codegen/testdata/cuda/tiled_matmul_f16.tir")),
              small);
-    FAIL() << "4 KiB of shared memory fit in 1 KiB";
+    FAIL() << "the tiles fit in 1 KiB of shared memory";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
     std::string message = e.what();
