@@ -369,6 +369,10 @@ bool CLikeEmitter::MayPromoteToRegisters(const AllocateNode* op) {
          StorageTypeName(b->dtype) == TypeName(b->dtype);
 }
 
+std::string CLikeEmitter::PrintLane(const std::string& vector, int lane) {
+  return vector + "[" + std::to_string(lane) + "]";
+}
+
 void CLikeEmitter::EmitRegisterDecl(DataType t, const std::string& name) {
   Line() << TypeName(t) << " " << name << (t.is_vector() ? " = {0};\n" : " = 0;\n");
 }
@@ -402,8 +406,8 @@ std::string CLikeEmitter::RegisterAccess(const VarNode* data, const Expr& index)
   }
   for (const PromotedSlot& p : slots) {
     if (p.slot.offset == offset && p.slot.lanes == lanes) return p.name;
-    if (lanes == 1 && offset > p.slot.offset && offset < p.slot.offset + p.slot.lanes) {
-      return p.name + "[" + std::to_string(offset - p.slot.offset) + "]";
+    if (lanes == 1 && offset >= p.slot.offset && offset < p.slot.offset + p.slot.lanes) {
+      return PrintLane(p.name, static_cast<int>(offset - p.slot.offset));
     }
   }
   throw Error(ErrorKind::kInvalidIR, "function " + function_name_ + ": access of " + data->name +

@@ -74,6 +74,8 @@ class CLikeEmitter {
   // path reads an undefined value).
   virtual bool MayPromoteToRegisters(const ir::AllocateNode* op);
   virtual void EmitRegisterDecl(ir::DataType t, const std::string& name);
+  // Lane `lane` of vector variable `vector`, readable and assignable ("v[1]" in C).
+  virtual std::string PrintLane(const std::string& vector, int lane);
 
   // ---- Shared machinery ------------------------------------------------------------------
   std::string PrintExpr(const ir::Expr& e);

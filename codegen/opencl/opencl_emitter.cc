@@ -388,6 +388,10 @@ class OpenCLEmitter : public gpu::GpuEmitter {
     Line() << TypeName(t) << " " << name << " = (" << TypeName(t) << ")(0);\n";
   }
 
+  std::string PrintLane(const std::string& vector, int lane) override {
+    return vector + Lane(lane);
+  }
+
   std::string ThreadIndex(bool is_block, int axis) override {
     return std::string(is_block ? "((int)get_group_id(" : "((int)get_local_id(") +
            std::to_string(axis) + "))";

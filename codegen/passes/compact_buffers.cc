@@ -27,6 +27,15 @@ class RegionCollector : public IRVisitor {
   // Variables defined inside the statement: a region bound must not use them.
   std::unordered_set<const VarNode*> inner_vars;
 
+  // Relaxes `loop`, which encloses the statement, as if it were inside it: the threads of a
+  // block share a "shared" buffer, so its region is the union over all of them.
+  void RelaxOuter(const ForNode* loop) {
+    inner_vars.insert(loop->loop_var.get());
+    arith::IntervalSet range = Relax(loop->min);
+    arith::IntervalSet end = Relax(loop->min + loop->extent - 1);
+    dom_[loop->loop_var.get()] = arith::IntervalSet{range.min, end.max};
+  }
+
   void VisitStmt_(const ForNode* op) override {
     VisitExpr(op->min);
     VisitExpr(op->extent);
@@ -89,13 +98,21 @@ class Compactor : public IRMutator {
     } catch (const Error&) {
       // Already bound (a loop var reused): the region bounds are only less tight.
     }
-    return IRMutator::VisitStmt_(op);
+    bool thread =
+        op->for_kind == ForKind::kThreadBinding && op->thread_tag.rfind("threadIdx", 0) == 0;
+    if (thread) thread_loops_.push_back(op);
+    Stmt s = IRMutator::VisitStmt_(op);
+    if (thread) thread_loops_.pop_back();
+    return s;
   }
 
   Stmt VisitStmt_(const AllocateNode* op) override {
     Stmt body = VisitStmt(op->body);
     const Buffer& buffer = op->buffer;
     RegionCollector collector(buffer.get(), analyzer_);
+    if (buffer->scope.rfind("shared", 0) == 0) {
+      for (const ForNode* loop : thread_loops_) collector.RelaxOuter(loop);
+    }
     collector.VisitStmt(body);
     if (!collector.ok || collector.region.size() != buffer->shape.size()) {
       return Rebuild(op, buffer, body);
@@ -171,6 +188,8 @@ class Compactor : public IRMutator {
   }
 
   arith::Analyzer analyzer_;
+  // The threadIdx loops around the statement being visited (none on a CPU).
+  std::vector<const ForNode*> thread_loops_;
 };
 
 }  // namespace

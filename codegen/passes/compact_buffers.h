@@ -15,6 +15,8 @@ namespace kiln::codegen {
 // loop it was computed at, this turns a full-size copy into the tile one iteration uses: a
 // packed panel, a register tile of accumulators. Dimensions that cannot be bounded keep their
 // size. Explicit strides (storage_align's padded rows) are kept: the tile keeps its padding.
+// A "shared" buffer is one per block of GPU threads: the threadIdx loops around it are relaxed
+// too, so its region covers what every thread of the block touches.
 ir::PrimFunc CompactBuffers(const ir::PrimFunc& f);
 
 }  // namespace kiln::codegen

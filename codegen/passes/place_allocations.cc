@@ -94,17 +94,18 @@ class AccessCollector : public IRVisitor {
   std::vector<size_t> reduce_limits_;
 };
 
-// How far along `path` a buffer of `scope` may go on a GPU: memory shared by a block of threads
-// stays above the loops bound to threads, memory of the whole device above every bound loop;
-// "local" (one thread's) memory may go anywhere.
+// How far along `path` a buffer of `scope` may go on a GPU: memory of the whole device stays
+// above every bound loop; "local" (one thread's) memory may go anywhere, and so may memory shared
+// by a block of threads: below a threadIdx loop it stands for the block's one copy (the GPU
+// lowering hoists it to the kernel, and CompactBuffers sizes it for all the block's threads), so
+// that a tile fetched per iteration of a loop inside the threads holds one iteration's part.
 size_t ThreadLimit(const std::vector<const StmtNode*>& path, const std::string& scope) {
   if (scope.rfind("local", 0) == 0 || scope == "warp") return path.size();
-  bool shared = scope.rfind("shared", 0) == 0;
+  if (scope.rfind("shared", 0) == 0) return path.size();
   for (size_t i = 0; i < path.size(); ++i) {
     if (path[i]->kind != NodeKind::kFor) continue;
     const auto* loop = static_cast<const ForNode*>(path[i]);
-    if (loop->for_kind != ForKind::kThreadBinding) continue;
-    if (!shared || loop->thread_tag.rfind("blockIdx", 0) != 0) return i;
+    if (loop->for_kind == ForKind::kThreadBinding) return i;
   }
   return path.size();
 }

@@ -14,8 +14,9 @@ namespace kiln::codegen {
 // CompactBuffers then shrinks to what one iteration touches. The new place is never inside a
 // loop that a block writing the buffer reduces over (its binding of a reduction iteration
 // variable uses the loop), since the value must survive across that loop's iterations; nor,
-// for GPU targets, inside loops bound to threads (below blockIdx for "shared" scopes, below
-// no bound loop for "global"; "local" may go anywhere). A buffer nothing accesses stays
+// for GPU targets, inside loops bound to threads for "global" scopes ("local" and "shared" may
+// go anywhere: a shared buffer under threadIdx loops is still one per block, which
+// CompactBuffers sizes for every thread of the block). A buffer nothing accesses stays
 // where it is.
 ir::PrimFunc PlaceAllocations(const ir::PrimFunc& f);
 

@@ -4,6 +4,7 @@
 
 #include <CL/cl.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -35,7 +36,7 @@ std::string CodeName(cl_int code) {
       return "CL_INVALID_KERNEL_NAME";
     case CL_DEVICE_NOT_FOUND:
       return "CL_DEVICE_NOT_FOUND";
-    case CL_PLATFORM_NOT_FOUND_KHR:
+    case -1001:  // CL_PLATFORM_NOT_FOUND_KHR, from the ICD extension header
       return "CL_PLATFORM_NOT_FOUND_KHR";
     default:
       return "OpenCL error " + std::to_string(code);
@@ -143,7 +144,13 @@ class OpenCLBackend : public gpu::GpuBackend {
     cl_int code = CL_SUCCESS;
     program_ = clCreateProgramWithSource(context_, 1, &text, &length, &code);
     Check(code, "clCreateProgramWithSource");
-    code = clBuildProgram(program_, 1, &device_, "-cl-std=CL1.2", nullptr, nullptr);
+    // KILN_OPENCL_BUILD_OPTIONS adds to the compiler's options ("-cl-opt-disable" makes PoCL
+    // build several times faster where only correctness is checked).
+    std::string options = "-cl-std=CL1.2";
+    if (const char* extra = std::getenv("KILN_OPENCL_BUILD_OPTIONS"); extra && *extra) {
+      options += std::string(" ") + extra;
+    }
+    code = clBuildProgram(program_, 1, &device_, options.c_str(), nullptr, nullptr);
     if (code != CL_SUCCESS) {
       size_t size = 0;
       clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);

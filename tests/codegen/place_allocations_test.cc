@@ -95,30 +95,36 @@ TEST(PlaceAllocationsTest, BufferMovesIntoTheNestedBlockThatUsesIt) {
             "        A[wi] = T[wi]\n");
 }
 
-TEST(PlaceAllocationsTest, SharedMemoryStaysAboveThreadLoops) {
-  // S (shared) and L (local) are both used under threadIdx.x only; S belongs to the block of
-  // threads, so it goes no lower than blockIdx.x.
+TEST(PlaceAllocationsTest, SharedMemoryGoesUnderThreadLoopsLikeLocal) {
+  // S (shared) and L (local) are both used under threadIdx.x only. Both go to the block that
+  // uses them; S still stands for the block of threads' one copy (the GPU lowering hoists it and
+  // CompactBuffers relaxes the threadIdx loops around it), while global memory (A's copy G)
+  // stays above every bound loop.
   Buffer a = DeclBuffer("A", kF32, {64});
   Buffer s = DeclBuffer("S", kF32, {64}, "shared");
   Buffer l = DeclBuffer("L", kF32, {64}, "local");
+  Buffer g = DeclBuffer("G", kF32, {64});
   Var bx("bx"), tx("tx"), vi("vi");
   Stmt body = MakeBlock(
       "B", {Spatial(vi, 64)}, {bx * 32 + tx},
       SeqStmt({BufferStore(s, BufferLoad(a, {vi}), {vi}), BufferStore(l, BufferLoad(s, {vi}), {vi}),
-               BufferStore(a, BufferLoad(l, {vi}), {vi})}));
+               BufferStore(g, BufferLoad(l, {vi}), {vi}),
+               BufferStore(a, BufferLoad(g, {vi}), {vi})}));
   Stmt loops = For(bx, 0, 2, ForKind::kThreadBinding,
                    For(tx, 0, 32, ForKind::kThreadBinding, body, "threadIdx.x"), "blockIdx.x");
-  PrimFunc f = PlaceAllocations(testing::MakeFunc("f", {a}, Root(loops, {s, l})));
+  PrimFunc f = PlaceAllocations(testing::MakeFunc("f", {a}, Root(loops, {s, l, g})));
   EXPECT_EQ(DumpStmt(f->body),
             "block root() where True:\n"
+            "  alloc_buffer G: float32[64]\n"
             "  for bx in thread_binding(0, 2):\n"
-            "    alloc S: float32[64] shared\n"
-            "      for tx in thread_binding(0, 32):\n"
-            "        block B(vi=((bx * 32) + tx)) where True:\n"
-            "          alloc_buffer L: float32[64]\n"
-            "          S[vi] = A[vi]\n"
-            "          L[vi] = S[vi]\n"
-            "          A[vi] = L[vi]\n");
+            "    for tx in thread_binding(0, 32):\n"
+            "      block B(vi=((bx * 32) + tx)) where True:\n"
+            "        alloc_buffer S: float32[64]\n"
+            "        alloc_buffer L: float32[64]\n"
+            "        S[vi] = A[vi]\n"
+            "        L[vi] = S[vi]\n"
+            "        G[vi] = L[vi]\n"
+            "        A[vi] = G[vi]\n");
 }
 
 TEST(PlaceAllocationsTest, BufferUsedByTwoNestsStaysAtTheRoot) {

@@ -1,0 +1,327 @@
+// Property: whatever valid thread-binding schedule is drawn (splits, reorder, outer loops bound
+// to blockIdx and inner ones to threadIdx, cache_read into "shared" with compute_at and a
+// cooperative fetch, cache_write "local", unroll, vectorize, producers and consumers computed
+// at the block or thread level, bound on their own, or left to run on one thread) of a matmul, a
+// convolution and a fused matmul + bias + relu, the kernels a GPU device kind builds compute
+// what the reference interpreter computes. Every candidate goes through the device's real
+// measurer (lower, emit, build on the device, run in its runner process, compare every
+// parameter). Parameterized by device kind: each GPU runtime adds its kind to the
+// instantiation below; a machine without the device skips, saying so.
+//
+// KILN_GPU_PROPERTY_CANDIDATES sets the candidates per workload (default 24, so that CI stays
+// well under a minute on PoCL; 70 gives the full 210).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "ir/interpreter/random_inputs.h"
+#include "ir/structural.h"
+#include "ir/substitute.h"
+#include "runtime/measurer.h"
+#include "runtime/sandbox_client.h"
+#include "runtime_test_util.h"
+#include "search/schedule/schedule.h"
+#include "tests/ir/zoo/zoo.h"
+
+namespace kiln::runtime {
+namespace {
+
+using search::BlockRV;
+using search::LoopRV;
+using search::RandomEngine;
+using search::Schedule;
+
+int CandidatesPerWorkload() {
+  const char* env = std::getenv("KILN_GPU_PROPERTY_CANDIDATES");
+  if (env && *env) return std::max(1, std::atoi(env));
+  return 24;
+}
+
+struct Workload {
+  std::string zoo_name;
+  std::string main_block;
+  std::vector<std::string> producers;
+  std::vector<std::string> consumers;
+};
+
+std::optional<int64_t> ExtentOf(Schedule& sch, LoopRV loop) {
+  return ir::AsConstInt(sch.Get(loop)->extent);
+}
+
+bool Chance(RandomEngine& rng, int percent) { return rng.UniformInt(0, 100) < percent; }
+
+template <typename F>
+bool Try(F call) {
+  try {
+    call();
+    return true;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kSchedule) throw;
+    return false;
+  }
+}
+
+// Whether `loop` feeds a reduction iteration of `block`.
+bool IsReduceLoop(Schedule& sch, BlockRV block, LoopRV loop) {
+  const ir::BlockRealizeNode* realize = sch.GetRealize(block);
+  const ir::BlockNode* b = realize->block_node();
+  const ir::VarNode* var = sch.Get(loop)->loop_var.get();
+  for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+    if (b->iter_vars[i].kind != ir::IterKind::kSpatial &&
+        ir::UsesVar(realize->iter_values[i], var)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Binds a block on its own: its loops fused, split into blocks of `threads` threads.
+void BindAlone(Schedule& sch, BlockRV block, int64_t threads) {
+  std::vector<LoopRV> loops = sch.GetLoops(block);
+  LoopRV fused = loops.size() == 1 ? loops[0] : sch.Fuse(loops);
+  std::vector<LoopRV> parts = sch.Split(fused, {std::nullopt, threads});
+  sch.Bind(parts[0], "blockIdx.x");
+  sch.Bind(parts[1], "threadIdx.x");
+}
+
+// Spreads a cache block's copy over the block's threads (x, or y then x).
+void CooperativeFetch(Schedule& sch, BlockRV cache, int64_t ty, int64_t tx) {
+  std::vector<LoopRV> loops = sch.GetLoops(cache);
+  // The copy's own loops are those not bound yet, after the compute location.
+  std::vector<LoopRV> own;
+  for (LoopRV l : loops) {
+    if (sch.Get(l)->for_kind == ir::ForKind::kSerial) own.push_back(l);
+  }
+  while (own.size() > 2) own.erase(own.begin());
+  if (own.empty()) return;
+  LoopRV fused = own.size() == 1 ? own[0] : sch.Fuse(own);
+  if (ty > 1) {
+    std::vector<LoopRV> parts = sch.Split(fused, {std::nullopt, ty, tx});
+    sch.Bind(parts[1], "threadIdx.y");
+    sch.Bind(parts[2], "threadIdx.x");
+  } else {
+    std::vector<LoopRV> parts = sch.Split(fused, {std::nullopt, tx});
+    sch.Bind(parts[1], "threadIdx.x");
+  }
+}
+
+// One random thread-binding schedule of `w`; false when the draw is not a valid GPU schedule
+// (a primitive refused it, or the block would need more than 1024 threads).
+bool DrawGpuSchedule(Schedule& sch, const Workload& w, RandomEngine& rng) {
+  BlockRV main = sch.GetBlock(w.main_block);
+  std::vector<BlockRV> read_caches;
+  for (int input = 0; input < 2; ++input) {
+    if (Chance(rng, 35)) Try([&] { read_caches.push_back(sch.CacheRead(main, input, "shared")); });
+  }
+  std::optional<BlockRV> write_cache;
+  if (Chance(rng, 40)) Try([&] { write_cache = sch.CacheWrite(main, 0, "local"); });
+
+  std::vector<LoopRV> spatial, reduce;
+  for (LoopRV l : sch.GetLoops(main)) (IsReduceLoop(sch, main, l) ? reduce : spatial).push_back(l);
+
+  // Spatial loops: [grid part, thread part, inner part]; reduction loops: [outer, inner].
+  std::vector<LoopRV> grid, threads, inner, reduce_outer, reduce_inner;
+  for (LoopRV l : spatial) {
+    std::optional<int64_t> extent = ExtentOf(sch, l);
+    if (!extent || *extent == 1) {
+      grid.push_back(l);
+      continue;
+    }
+    bool ok = false;
+    if (Chance(rng, 75)) {
+      ok = Try([&] {
+        std::vector<search::ExprRV> f = sch.SamplePerfectTile(l, 3, 4);
+        std::vector<LoopRV> p = sch.Split(l, std::vector<search::Factor>(f.begin(), f.end()));
+        grid.push_back(p[0]);
+        threads.push_back(p[1]);
+        inner.push_back(p[2]);
+      });
+    } else {
+      ok = Try([&] {
+        std::vector<LoopRV> p = sch.Split(l, {std::nullopt, rng.UniformInt(2, 9)});
+        grid.push_back(p[0]);
+        threads.push_back(p[1]);
+      });
+    }
+    if (!ok) grid.push_back(l);
+  }
+  for (LoopRV l : reduce) {
+    std::optional<int64_t> extent = ExtentOf(sch, l);
+    if (extent && *extent >= 4 && Chance(rng, 60)) {
+      bool ok = Try([&] {
+        std::vector<search::ExprRV> f = sch.SamplePerfectTile(l, 2, 8);
+        std::vector<LoopRV> p = sch.Split(l, std::vector<search::Factor>(f.begin(), f.end()));
+        reduce_outer.push_back(p[0]);
+        reduce_inner.push_back(p[1]);
+      });
+      if (ok) continue;
+    }
+    reduce_outer.push_back(l);
+  }
+  if (threads.empty()) return false;
+  std::vector<LoopRV> order;
+  for (auto* group : {&grid, &threads, &reduce_outer, &reduce_inner, &inner}) {
+    order.insert(order.end(), group->begin(), group->end());
+  }
+  if (!Try([&] { sch.Reorder(order); })) return false;
+
+  // Grid: one fused blockIdx.x, or blockIdx.y and x. Threads likewise.
+  auto bind_group = [&](std::vector<LoopRV>& loops, const char* prefix) -> std::vector<LoopRV> {
+    if (loops.size() >= 2 && Chance(rng, 40)) {
+      LoopRV y = loops[0];
+      std::vector<LoopRV> rest(loops.begin() + 1, loops.end());
+      LoopRV x = rest.size() == 1 ? rest[0] : sch.Fuse(rest);
+      sch.Bind(y, std::string(prefix) + ".y");
+      sch.Bind(x, std::string(prefix) + ".x");
+      return {y, x};
+    }
+    LoopRV x = loops.size() == 1 ? loops[0] : sch.Fuse(loops);
+    sch.Bind(x, std::string(prefix) + ".x");
+    return {x};
+  };
+  std::vector<LoopRV> bound_grid, bound_threads;
+  if (!Try([&] { bound_grid = bind_group(grid, "blockIdx"); })) return false;
+  if (!Try([&] { bound_threads = bind_group(threads, "threadIdx"); })) return false;
+  int64_t tx = *ExtentOf(sch, bound_threads.back());
+  int64_t ty = bound_threads.size() == 2 ? *ExtentOf(sch, bound_threads[0]) : 1;
+  if (tx * ty > 1024) return false;
+
+  // Shared read caches: at the outer reduction loop, the thread loop or the block loop; the
+  // copy spread over the threads, or left to each thread (or to one, at block level).
+  for (BlockRV cache : read_caches) {
+    std::vector<LoopRV> at = {bound_grid.back(), bound_threads.back()};
+    if (!reduce_outer.empty()) at.push_back(reduce_outer[0]);
+    LoopRV where = at[rng.UniformInt(0, static_cast<int64_t>(at.size()))];
+    if (!Try([&] { sch.ComputeAt(cache, where); })) continue;
+    if (Chance(rng, 75)) Try([&] { CooperativeFetch(sch, cache, ty, tx); });
+  }
+  // The local write cache under the thread loop (or left whole: then it lives in global
+  // memory between two kernels).
+  if (write_cache && Chance(rng, 80)) {
+    if (Try([&] { sch.ReverseComputeAt(*write_cache, bound_threads.back()); }) && Chance(rng, 40)) {
+      std::vector<LoopRV> wl = sch.GetLoops(*write_cache);
+      std::optional<int64_t> extent = ExtentOf(sch, wl.back());
+      if (extent && (*extent == 2 || *extent == 4)) Try([&] { sch.Vectorize(wl.back()); });
+    }
+  }
+  if (!reduce_inner.empty() && Chance(rng, 30)) {
+    std::optional<int64_t> extent = ExtentOf(sch, reduce_inner[0]);
+    if (extent && *extent <= 16) Try([&] { sch.Unroll(reduce_inner[0]); });
+  }
+  if (!inner.empty() && Chance(rng, 30)) {
+    std::optional<int64_t> extent = ExtentOf(sch, inner.back());
+    if (extent && *extent <= 8) Try([&] { sch.Unroll(inner.back()); });
+  }
+
+  // Producers and consumers: at the block or thread level, on their own grid, or one thread.
+  for (const std::string& name : w.producers) {
+    BlockRV block = sch.GetBlock(name);
+    int choice = static_cast<int>(rng.UniformInt(0, 4));
+    if (choice == 0) Try([&] { sch.ComputeAt(block, bound_grid.back()); });
+    if (choice == 1) Try([&] { sch.ComputeAt(block, bound_threads.back()); });
+    if (choice == 2) Try([&] { BindAlone(sch, block, 32); });
+  }
+  for (const std::string& name : w.consumers) {
+    BlockRV block = sch.GetBlock(name);
+    int choice = static_cast<int>(rng.UniformInt(0, 3));
+    if (choice == 0) Try([&] { sch.ReverseComputeAt(block, bound_threads.back()); });
+    if (choice == 1) Try([&] { BindAlone(sch, block, 64); });
+  }
+  return true;
+}
+
+std::string Blame(const ir::PrimFunc& workload, const ir::PrimFunc& scheduled) {
+  std::vector<ir::HostTensor> want = ir::RunWithRandomInputs(workload, {}, 1);
+  std::vector<ir::HostTensor> got;
+  try {
+    got = ir::RunWithRandomInputs(scheduled, {}, 1);
+  } catch (const Error& e) {
+    return std::string("the interpreter cannot run the scheduled function (") + e.what() + ")";
+  }
+  MeasureResult check;
+  CheckOutputs(want, got, check);
+  if (check.ok()) {
+    return "the interpreter computes the right result from the scheduled function: the "
+           "difference arose in GPU lowering or code generation";
+  }
+  return "the scheduled function computes something else in the interpreter too (" + check.message +
+         "): a schedule primitive is at fault";
+}
+
+class GpuRandomSchedule : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuRandomSchedule, EveryValidThreadBindingScheduleMatchesTheInterpreter) {
+  testing::ScratchDir dir;
+  MeasureOptions options;
+  options.target = GetParam();
+  options.cache_dir = dir.Sub("cache");
+  options.sandbox_path = FindSandboxExecutable(KILN_SANDBOX_PATH);
+  options.timing = {.number = 1, .repeat = 1, .min_repeat_ms = 0, .warmup = 0};
+  options.run_time_limit_s = 60;
+  std::unique_ptr<Measurer> measurer;
+  try {
+    measurer = CreateMeasurer(DeviceKindOfTarget(GetParam()), options);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::kUnsupported) GTEST_SKIP() << "skipped: " << e.what();
+    throw;
+  }
+
+  const std::vector<Workload> workloads = {
+      {"matmul", "C", {}, {}},
+      {"conv2d_stride2_pad1", "conv2d_nchw", {"pad_temp"}, {}},
+      {"dense_bias_relu", "dense", {}, {"bias_add", "relu"}},
+  };
+  const int per_workload = CandidatesPerWorkload();
+  std::map<std::string, int> instruction_counts;
+  int total = 0;
+  for (const Workload& w : workloads) {
+    ir::PrimFunc workload = ir::zoo::ZooLookup(w.zoo_name).build();
+    RandomEngine rng(20261125);
+    std::set<uint64_t> seen;
+    std::vector<MeasureCandidate> candidates;
+    std::vector<std::string> scripts;
+    for (int attempt = 0;
+         attempt < 50 * per_workload && static_cast<int>(candidates.size()) < per_workload;
+         ++attempt) {
+      Schedule sch(workload, static_cast<uint64_t>(attempt) + 1);
+      if (!DrawGpuSchedule(sch, w, rng)) continue;
+      if (!seen.insert(ir::StructuralHash(sch.func())).second) continue;
+      for (const search::Instruction& inst : sch.trace().instructions()) {
+        ++instruction_counts[inst.kind];
+      }
+      candidates.push_back({workload, sch.func()});
+      scripts.push_back(sch.trace().AsPython());
+    }
+    ASSERT_EQ(static_cast<int>(candidates.size()), per_workload) << w.zoo_name;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      MeasureDetails details;
+      MeasureResult r = measurer->Measure(candidates[i], &details);
+      EXPECT_TRUE(r.ok()) << w.zoo_name << " candidate " << i << ": "
+                          << MeasureErrorKindName(r.error_kind) << ": " << r.message << "\n"
+                          << (r.error_kind == MeasureErrorKind::kWrongResult
+                                  ? Blame(workload, candidates[i].scheduled)
+                                  : "")
+                          << "\nschedule:\n"
+                          << scripts[i] << "\nsource:\n"
+                          << details.source.code;
+      ++total;
+    }
+  }
+  EXPECT_EQ(total, 3 * per_workload);
+  std::string counts;
+  for (const auto& [kind, n] : instruction_counts) counts += kind + "=" + std::to_string(n) + " ";
+  for (const char* kind : {"Split", "Reorder", "Bind", "Fuse", "CacheRead", "CacheWrite",
+                           "ComputeAt", "ReverseComputeAt", "SamplePerfectTile"}) {
+    EXPECT_GE(instruction_counts[kind], per_workload / 8) << kind << " is rarely drawn: " << counts;
+  }
+  std::cout << "[ property ] " << GetParam() << ": " << total
+            << " thread-binding schedules; instructions: " << counts << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(DeviceKinds, GpuRandomSchedule, ::testing::Values("opencl"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace kiln::runtime
