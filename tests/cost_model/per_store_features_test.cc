@@ -58,8 +58,8 @@ def exp_add(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64, 32), "float32")):
 )");
 }
 
-// A GPU matmul: i and j split into 4 x 4 blocks of 16 x 16 threads, A's rows for the block
-// read through shared memory at k, the result through a local cache.
+// A GPU matmul: i and j split into 4 x 4 blocks of 16 x 16 threads, A's 16 rows for the block
+// copied into shared memory at block level, the result through a local cache.
 ir::PrimFunc GpuMatmul64() {
   search::Schedule sch(Matmul64());
   search::BlockRV c = sch.GetBlock("C");
@@ -74,7 +74,7 @@ ir::PrimFunc GpuMatmul64() {
   sch.Bind(thread, "threadIdx.x");
   sch.ReverseComputeAt(local, thread, true);
   search::BlockRV shared = sch.CacheRead(c, 0, "shared");
-  sch.ComputeAt(shared, loops[2], true);
+  sch.ComputeAt(shared, block, true);
   return sch.func();
 }
 
@@ -91,8 +91,7 @@ TEST(PerStoreFeaturesTest, GpuMatmulKernel) {
   EXPECT_FLOAT_EQ(Feature(update, "threadIdx_x_len"), Slog(256));
   EXPECT_FLOAT_EQ(Feature(update, "gpu.threads_per_block"), Slog(256));
   EXPECT_FLOAT_EQ(Feature(update, "gpu.warps_per_block"), Slog(8));
-  // Shared memory is allocated once per block, above the threads and so above k: the
-  // block's 16 rows of A over every k. One float of C per thread.
+  // The block's 16 rows of A over every k in shared memory; one float of C per thread.
   EXPECT_FLOAT_EQ(Feature(update, "gpu.shared_bytes"), Slog(16 * 64 * 4));
   EXPECT_FLOAT_EQ(Feature(update, "gpu.local_bytes"), Slog(4));
   EXPECT_FLOAT_EQ(Feature(update, "gpu.store_scope.local"), 1);
