@@ -8,6 +8,8 @@
 #include <unordered_map>
 
 #include "ir/structural.h"
+#include "search/space/design_space.h"
+#include "search/space/thread_binding.h"
 #include "support/error.h"
 #include "support/logging.h"
 
@@ -131,7 +133,10 @@ void Tuner::State::SubmitUntuned() {
     r.id = next_id++;
     r.task_name = tasks[i].name;
     r.workload = tasks[i].workload;
-    r.scheduled = tasks[i].workload;
+    // On a GPU the workload as written runs on one thread: its untuned kernel is the default
+    // GPU schedule (every stage bound to blocks and threads), as a GPU compiler would emit.
+    r.scheduled = IsGpuPreset(options.target) ? DefaultGpuSchedule(tasks[i].workload)
+                                              : tasks[i].workload;
     r.dims = tasks[i].dims;
     flights[r.id] = {i, -1, 0};
     requests.push_back(std::move(r));
