@@ -13,6 +13,7 @@
 #include "runtime/sandbox_client.h"
 #include "runtime_test_util.h"
 #include "search/schedule/schedule.h"
+#include "search/space/thread_binding.h"
 #include "test_kernels.h"
 #include "tests/ir/zoo/zoo.h"
 
@@ -293,6 +294,20 @@ TEST_F(VulkanMeasurerTest, TooMuchSharedMemoryIsABuildErrorNamingTheBuffer) {
   EXPECT_EQ(r.error_kind, MeasureErrorKind::kBuildError);
   EXPECT_NE(r.message.find("shared"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find(std::to_string(limit)), std::string::npos) << r.message;
+}
+
+// Zoo functions whose GLSL differs most from the others' under the default GPU schedule:
+// bool buffers (uint8_t in storage), float64, erf and tanh through helpers, floor division and
+// modulo of padding, max with NaN propagation, several kernels with a symbolic row count.
+TEST_F(VulkanMeasurerTest, ZooFunctionsOfEveryKindUnderTheDefaultGpuSchedule) {
+  for (const char* name : {"where", "float64_reduce", "gelu_erf", "gelu_tanh",
+                           "avg_pool_3x3_stride2_pad1", "max_reduce", "softmax_symbolic"}) {
+    const ir::zoo::ZooEntry& entry = ir::zoo::ZooLookup(name);
+    ir::PrimFunc f = entry.build();
+    MeasureDetails details;
+    MeasureResult r = Measure(f, search::DefaultGpuSchedule(f, 64), &details, entry.shape_vars);
+    EXPECT_TRUE(r.ok()) << name << ": " << Report(r, details);
+  }
 }
 
 }  // namespace
