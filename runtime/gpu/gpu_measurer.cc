@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "ir/arith/analyzer.h"
 #include "runtime/file_util.h"
@@ -175,6 +177,34 @@ GpuMeasurer::GpuMeasurer(MeasureOptions options, GpuDeviceSpec spec)
       references_(ReferenceOptionsFor(options_)) {}
 
 MeasureResult GpuMeasurer::Measure(const MeasureCandidate& candidate, MeasureDetails* details) {
+  return MeasureImpl(candidate, details, /*warm=*/false);
+}
+
+std::vector<MeasureResult> GpuMeasurer::MeasureBatch(
+    const std::vector<MeasureCandidate>& candidates) {
+  int jobs = std::min<int>(options_.build_jobs, static_cast<int>(candidates.size()));
+  if (jobs > 1) {
+    std::atomic<size_t> next{0};
+    auto warm = [&] {
+      for (size_t i = next++; i < candidates.size(); i = next++) {
+        try {
+          MeasureImpl(candidates[i], nullptr, /*warm=*/true);
+        } catch (const std::exception&) {
+          // The timed measurement below reports whatever went wrong.
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int j = 0; j < jobs; ++j) threads.emplace_back(warm);
+    for (std::thread& t : threads) t.join();
+  }
+  std::vector<MeasureResult> results;
+  for (const MeasureCandidate& c : candidates) results.push_back(Measure(c));
+  return results;
+}
+
+MeasureResult GpuMeasurer::MeasureImpl(const MeasureCandidate& candidate, MeasureDetails* details,
+                                       bool warm) {
   KILN_CHECK(candidate.workload.defined() && candidate.scheduled.defined(), ErrorKind::kInternal,
              "a measure candidate needs both the workload and the scheduled function");
   MeasureDetails local;
@@ -261,7 +291,8 @@ MeasureResult GpuMeasurer::Measure(const MeasureCandidate& candidate, MeasureDet
   request.source_path = (dir.path() / "kernel.src").string();
   WriteFileAtomically(request.source_path, d.source.code);
   request.timing = options_.timing;
-  request.dump_outputs = true;
+  request.time = !warm;
+  request.dump_outputs = !warm;
   request.output_dir = out_dir.string();
   std::string request_path = (dir.path() / "request.json").string();
   std::string result_path = (dir.path() / "result.json").string();
@@ -294,6 +325,7 @@ MeasureResult GpuMeasurer::Measure(const MeasureCandidate& candidate, MeasureDet
     return Failure(MeasureErrorKind::kRuntimeError,
                    what + " " + run.Describe() + ": " + Tail(run.output));
   }
+  if (warm) return {};
   SandboxResult r;
   try {
     r = ResultFromJson(ReadWholeFile(result_path), result_path);

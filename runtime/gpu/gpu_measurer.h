@@ -49,8 +49,14 @@ class GpuMeasurer : public Measurer {
   const DeviceDescription& device() const { return device_; }
   MeasureResult Measure(const MeasureCandidate& candidate,
                         MeasureDetails* details = nullptr) override;
+  // With options.build_jobs > 1, first has that many runner processes at once build and run
+  // each candidate once, untimed and unchecked, which fills the driver's compile cache (PoCL
+  // and lavapipe compile on the first dispatch); then measures them one at a time.
+  std::vector<MeasureResult> MeasureBatch(const std::vector<MeasureCandidate>& candidates) override;
 
  private:
+  MeasureResult MeasureImpl(const MeasureCandidate& candidate, MeasureDetails* details, bool warm);
+
   MeasureOptions options_;
   GpuDeviceSpec spec_;
   std::string runner_path_;

@@ -1,0 +1,77 @@
+// Every task of the bundled models, under the default GPU schedule (what an untuned model runs:
+// each top-level block's spatial loops fused, split by the thread count, bound), built for
+// OpenCL, run on this machine's OpenCL device (PoCL without a GPU) by the OpenCL measurer and
+// compared with the reference interpreter on random inputs. A machine without an OpenCL device
+// skips, saying so.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "ir/frontend/onnx/import.h"
+#include "ir/relax/transform/extract_tasks.h"
+#include "ir/relax/transform/pipeline.h"
+#include "runtime/opencl/opencl_measurer.h"
+#include "search/space/thread_binding.h"
+
+namespace kiln {
+using namespace ir;
+namespace {
+
+TEST(OpenCLModelTasksTest, EveryTaskUnderTheDefaultGpuScheduleMatchesTheInterpreter) {
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "kiln-ocl-models-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{pattern};
+
+  runtime::MeasureOptions options;
+  options.target = "opencl";
+  options.cache_dir = pattern;
+  options.timing = {.number = 1, .repeat = 1, .min_repeat_ms = 0, .warmup = 0};
+  options.run_time_limit_s = 120;
+  options.build_jobs = 2;  // two runner processes build ahead at once
+  std::unique_ptr<runtime::Measurer> measurer;
+  try {
+    measurer = runtime::opencl::CreateOpenCLMeasurer(options);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::kUnsupported) GTEST_SKIP() << "skipped: " << e.what();
+    throw;
+  }
+
+  std::vector<runtime::MeasureCandidate> candidates;
+  std::vector<std::string> names;
+  for (const char* model : {"mlp", "cnn", "resnet_stage", "transformer_block"}) {
+    frontend::onnx::ImportOptions import;
+    import.dim_values = {{"batch", 2}, { "seq_len", 8 }};
+    relax::IRModule module = frontend::onnx::ImportOnnx(
+        std::string(KILN_SOURCE_DIR) + "/examples/models/" + model + "/model.onnx", import);
+    relax::IRModule prepared = relax::transform::PrepareModuleForTuning(module);
+    for (const relax::transform::ExtractedTask& task : relax::transform::ExtractTasks(prepared)) {
+      names.push_back(std::string(model) + "/" + task.name);
+      candidates.push_back({task.func, search::DefaultGpuSchedule(task.func)});
+    }
+  }
+  std::vector<runtime::MeasureResult> results = measurer->MeasureBatch(candidates);
+  ASSERT_EQ(results.size(), candidates.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    const runtime::MeasureResult& r = results[i];
+    if (r.ok()) continue;
+    runtime::MeasureDetails details;
+    measurer->Measure(candidates[i], &details);
+    ADD_FAILURE() << names[i] << ": " << runtime::MeasureErrorKindName(r.error_kind) << ": "
+                  << r.message << "\n"
+                  << details.source.code;
+  }
+  int tasks = static_cast<int>(results.size());
+  EXPECT_GE(tasks, 8);
+  std::cout << "[ models ] " << tasks << " tasks ran on OpenCL and matched the interpreter\n";
+}
+
+}  // namespace
+}  // namespace kiln
