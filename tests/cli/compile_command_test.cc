@@ -1,0 +1,94 @@
+// `tune compile`, `tune infer` and `tune bench` run as a user runs them: the MLP compiled
+// without a database, run on its committed test input through .npy files (the output must be
+// the committed one), benchmarked, and refused once its manifest names another device.
+#include <gtest/gtest.h>
+
+#include "ir/frontend/onnx/tensor_proto.h"
+#include "runtime/file_util.h"
+#include "runtime/model/npy.h"
+#include "tune_process_test.h"
+
+namespace kiln::cli {
+namespace {
+
+class CompileCommandTest : public testing::TuneProcessTest {
+ protected:
+  std::string Data(const std::string& file) const {
+    return std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/test_data_set_0/" + file;
+  }
+  // Compiles the MLP (batch 4, the test data's) into DIR/mlp.kiln.
+  std::string CompileMlp() {
+    std::string artifact = (dir_ / "mlp.kiln").string();
+    runtime::ProcessResult run =
+        RunTune("compile",
+                {std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/model.onnx", "--target",
+                 "llvm", "--no-db", "--dim", "batch=4", "-o", artifact, "--json"},
+                {}, 300);
+    EXPECT_TRUE(run.ok()) << run.output;
+    nlohmann::json j = LastJson(run);
+    EXPECT_EQ(j["kernels"], 3);
+    EXPECT_EQ(j["untuned"], 3);
+    EXPECT_EQ(j["bound_dims"]["batch"], 4);
+    EXPECT_NE(run.output.find("untuned: fused_linear_relu, fused_linear1_relu1, linear2"),
+              std::string::npos)
+        << run.output;
+    return artifact;
+  }
+};
+
+TEST_F(CompileCommandTest, InferReproducesTheTestDataThroughNpyFiles) {
+  std::string artifact = CompileMlp();
+  std::string input = (dir_ / "x.npy").string();
+  runtime::model::WriteNpy(input,
+                           ir::frontend::onnx::ReadTensorProtoFile(Data("input_0.pb")).value);
+  runtime::ProcessResult run = RunTune(
+      "infer", {artifact, "--input", "x=" + input, "--output", (dir_ / "out").string(), "--json"},
+      {}, 120);
+  ASSERT_TRUE(run.ok()) << run.output;
+  nlohmann::json j = LastJson(run);
+  ASSERT_EQ(j["outputs"].size(), 1u);
+  ir::HostTensor actual = runtime::model::ReadNpy(j["outputs"][0]["path"]);
+  ir::HostTensor expected = ir::frontend::onnx::ReadTensorProtoFile(Data("output_0.pb")).value;
+  ir::TensorComparison c = ir::CompareTensors(expected, actual, 1e-4, 1e-5);
+  EXPECT_TRUE(c.ok) << c.message;
+
+  runtime::ProcessResult wrong = RunTune(
+      "infer", {artifact, "--input", "y=" + input, "--output", (dir_ / "out").string()}, {}, 60);
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
+  EXPECT_NE(wrong.output.find("the model has no input y (its inputs: x)"), std::string::npos)
+      << wrong.output;
+}
+
+TEST_F(CompileCommandTest, BenchReportsLatencyAndMemory) {
+  std::string artifact = CompileMlp();
+  runtime::ProcessResult run = RunTune("bench",
+                                       {artifact, "--threads", "1", "--repeat", "3", "--warmup",
+                                        "1", "--min-repeat-ms", "1", "--json"},
+                                       {}, 120);
+  ASSERT_TRUE(run.ok()) << run.output;
+  nlohmann::json j = LastJson(run);
+  EXPECT_GT(j["median_s"].get<double>(), 0);
+  EXPECT_EQ(j["repeats_s"].size(), 3u);
+  EXPECT_EQ(j["threads"], 1);
+  EXPECT_EQ(j["input_shapes"]["x"], nlohmann::json({4, 64}));
+  EXPECT_EQ(j["kernel_calls"], 3);
+  EXPECT_EQ(j["untuned_tasks"], 3);
+  // Two intermediates of 4 x 128 floats, live at once at the middle step.
+  EXPECT_EQ(j["arena_bytes"], 2 * 4 * 128 * 4);
+  EXPECT_GE(j["peak_bytes"].get<int64_t>(), j["arena_bytes"].get<int64_t>());
+}
+
+TEST_F(CompileCommandTest, AnArtifactOfAnotherDeviceIsRefused) {
+  std::string artifact = CompileMlp();
+  std::string manifest_path = artifact + "/manifest.json";
+  nlohmann::json m = nlohmann::json::parse(runtime::ReadWholeFile(manifest_path));
+  m["device_key"] = "cpu-elsewhere";
+  runtime::WriteFileAtomically(manifest_path, m.dump());
+  runtime::ProcessResult run = RunTune("bench", {artifact}, {}, 60);
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("was compiled for device 'cpu-elsewhere'"), std::string::npos)
+      << run.output;
+}
+
+}  // namespace
+}  // namespace kiln::cli
