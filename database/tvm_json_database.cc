@@ -382,6 +382,8 @@ TvmExportReport ExportTvmJsonDatabase(Database& db, const fs::path& dir,
                                                       .limit = kHistoryLimit});
       // History is newest first; the file is in the order the records were made.
       for (auto it = records.rbegin(); it != records.rend(); ++it) {
+        bool imported = it->worker == kTvmImportWorker;
+        if (options.only_imported && !imported) continue;
         json trace = json::parse(it->trace_json, nullptr, false);
         if (trace.is_discarded()) {
           report.skipped.push_back(
@@ -406,6 +408,7 @@ TvmExportReport ExportTvmJsonDatabase(Database& db, const fs::path& dir,
                 .dump() +
             "\n";
         ++report.records;
+        if (!imported) ++report.kiln_records;
       }
     }
   }

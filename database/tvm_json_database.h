@@ -67,11 +67,17 @@ TvmImportReport ImportTvmJsonDatabase(const std::filesystem::path& dir, Database
 struct TvmExportOptions {
   std::string target = {};  // empty: every target
   std::string device = {};  // empty: every device
+  // Only the records imported from TVM. TVM's JSONDatabase replays every record when it loads
+  // and refuses the whole file when one does not replay; Kiln orders its postprocessing
+  // differently (reductions are decomposed before parallel / vectorize), which TVM's primitives
+  // refuse, so a file with Kiln's own records may not load in TVM.
+  bool only_imported = false;
 };
 
 struct TvmExportReport {
   int64_t workloads = 0;
   int64_t records = 0;
+  int64_t kiln_records = 0;             // of them, measured by Kiln (not imported from TVM)
   std::vector<TvmSkippedLine> skipped;  // workloads with no TVM form (file is the database)
 };
 

@@ -195,6 +195,29 @@ TEST(TvmJsonDatabase, ExportWritesTvmsHashesAndShape) {
   EXPECT_EQ(kiln::testing::ReadTextFile(dir.path() / "none" / kTvmRecordFile), "");
 }
 
+TEST(TvmJsonDatabase, KilnsOwnRecordsAreCountedAndCanBeLeftOut) {
+  ScratchDir dir;
+  SqliteDatabase db(dir.Sub("tuning.db"));
+  TvmImportReport in = ImportTvmJsonDatabase(TvmDb(), db, {.device = kDevice});
+  TuningRecord own = AllRecords(db).front();
+  own.id = 0;
+  own.worker = "worker-1";
+  own.result.repeat_seconds = {1e-3};
+  own.result.median_seconds = 1e-3;
+  std::vector<TuningRecord> batch = {own};
+  ASSERT_EQ(db.CommitRecords(batch), 1);
+
+  TvmExportReport all = ExportTvmJsonDatabase(db, dir.path() / "all", {});
+  EXPECT_EQ(all.records, in.records_added + 1);
+  EXPECT_EQ(all.kiln_records, 1);
+  TvmExportReport imported =
+      ExportTvmJsonDatabase(db, dir.path() / "imported", {.only_imported = true});
+  EXPECT_EQ(imported.records, in.records_added);
+  EXPECT_EQ(imported.kiln_records, 0);
+  EXPECT_EQ(Lines(dir.path() / "imported" / kTvmRecordFile).size(),
+            static_cast<size_t>(in.records_added));
+}
+
 const TvmSkippedLine* SkipAt(const TvmImportReport& report, const std::string& file, int64_t line) {
   for (const TvmSkippedLine& s : report.skipped) {
     if (s.line == line && fs::path(s.file).filename() == file) return &s;
