@@ -1,7 +1,11 @@
-// `tune db list|best|history [--db FILE] [--json]`: queries of the tuning database. `list`
+// `tune db list|best|history|import|export [--db FILE] [--json]`: the tuning database. `list`
 // shows every workload measured per target and device with its record count and fastest
 // time; `best HASH` the fastest records of one workload; `history` the newest records.
-// Every query opens the file without creating it, so a mistyped --db is an error.
+// Every query opens the file without creating it, so a mistyped --db is an error. `import DIR`
+// reads TVM's JSON tuning database (database/tvm_json_database.h) into the file, creating it,
+// and lists every line it did not take with its reason; `export DIR` writes that shape.
+#include <algorithm>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -10,6 +14,7 @@
 
 #include "cli/commands/commands.h"
 #include "database/sqlite_database.h"
+#include "database/tvm_json_database.h"
 #include "support/error.h"
 
 namespace kiln::cli {
@@ -24,6 +29,8 @@ struct DbOptions {
   int64_t k = 5;
   int64_t job = 0;
   int64_t limit = 20;
+  std::string dir;
+  bool imported = false;
 };
 
 std::unique_ptr<database::SqliteDatabase> OpenForQuery(const DbOptions& options) {
@@ -96,12 +103,15 @@ int RunList(const DbOptions& options) {
     std::cout << nlohmann::json{{"workloads", workloads}}.dump() << "\n";
     return 0;
   }
-  std::cout << std::left << std::setw(18) << "hash" << std::setw(32) << "name" << std::setw(8)
-            << "target" << std::setw(18) << "device" << std::setw(9) << "records"
+  // Imported workloads carry TVM's hash in their names: the column fits the longest.
+  int name_width = 32;
+  for (const auto& w : list) name_width = std::max(name_width, static_cast<int>(w.name.size()) + 2);
+  std::cout << std::left << std::setw(18) << "hash" << std::setw(name_width) << "name"
+            << std::setw(8) << "target" << std::setw(18) << "device" << std::setw(9) << "records"
             << "best_us\n";
   for (const auto& w : list) {
-    std::cout << std::left << std::setw(18) << w.hash << std::setw(32) << w.name << std::setw(8)
-              << w.target << std::setw(18) << w.device << std::setw(9) << w.records
+    std::cout << std::left << std::setw(18) << w.hash << std::setw(name_width) << w.name
+              << std::setw(8) << w.target << std::setw(18) << w.device << std::setw(9) << w.records
               << Microseconds(w.best_seconds) << "\n";
   }
   if (list.empty()) std::cout << "(no records in " << db->path() << ")\n";
@@ -139,6 +149,82 @@ int RunHistory(const DbOptions& options) {
   return 0;
 }
 
+nlohmann::json SkippedJson(const std::vector<database::TvmSkippedLine>& skipped) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : skipped) {
+    out.push_back({{"file", s.file}, {"line", s.line}, {"reason", s.reason}});
+  }
+  return out;
+}
+
+void PrintSkipped(const std::vector<database::TvmSkippedLine>& skipped) {
+  for (const auto& s : skipped) {
+    std::cout << "  skipped " << s.file;
+    if (s.line > 0) std::cout << ":" << s.line;
+    std::cout << ": " << s.reason << "\n";
+  }
+}
+
+int RunImport(const DbOptions& options) {
+  // Checked before the database file is created, so that a wrong folder leaves nothing behind.
+  for (std::string_view name : {database::kTvmWorkloadFile, database::kTvmRecordFile}) {
+    std::filesystem::path file = std::filesystem::path(options.dir) / name;
+    KILN_CHECK(std::filesystem::is_regular_file(file), ErrorKind::kIO,
+               file.string() + ": cannot be read (tune db import reads TVM's JSONDatabase folder)");
+  }
+  std::string path = options.db.empty() ? database::DefaultDatabasePath() : options.db;
+  database::SqliteDatabase db(path);
+  database::TvmImportReport report = database::ImportTvmJsonDatabase(
+      options.dir, db, {.target = options.target, .device = options.device});
+  if (options.json) {
+    std::cout << nlohmann::json{{"db", db.path()},
+                                {"workloads_read", report.workloads_read},
+                                {"workloads_added", report.workloads_added},
+                                {"records_read", report.records_read},
+                                {"records_added", report.records_added},
+                                {"records_present", report.records_present},
+                                {"skipped", SkippedJson(report.skipped)}}
+                     .dump()
+              << "\n";
+    return 0;
+  }
+  std::cout << "imported " << report.records_added << " of " << report.records_read << " records ("
+            << report.records_present << " already there, " << report.skipped.size()
+            << " lines skipped) and " << report.workloads_read << " workloads ("
+            << report.workloads_added << " new) from " << options.dir << " into " << db.path()
+            << "\n";
+  PrintSkipped(report.skipped);
+  return 0;
+}
+
+int RunExport(const DbOptions& options) {
+  auto db = OpenForQuery(options);
+  database::TvmExportReport report = database::ExportTvmJsonDatabase(
+      *db, options.dir,
+      {.target = options.target, .device = options.device, .only_imported = options.imported});
+  if (options.json) {
+    std::cout << nlohmann::json{{"dir", options.dir},
+                                {"workloads", report.workloads},
+                                {"records", report.records},
+                                {"kiln_records", report.kiln_records},
+                                {"skipped", SkippedJson(report.skipped)}}
+                     .dump()
+              << "\n";
+    return 0;
+  }
+  std::cout << "exported " << report.records << " records of " << report.workloads
+            << " workloads from " << db->path() << " to " << options.dir << " ("
+            << database::kTvmWorkloadFile << ", " << database::kTvmRecordFile << ")\n";
+  if (report.kiln_records > 0) {
+    std::cout << "  " << report.kiln_records
+              << " of them were measured by Kiln: TVM's JSONDatabase replays every record when "
+                 "it loads and refuses the file if one fails, and TVM refuses Kiln's order of "
+                 "postprocessing; --only-imported leaves them out\n";
+  }
+  PrintSkipped(report.skipped);
+  return 0;
+}
+
 void AddCommon(CLI::App* app, DbOptions& options) {
   app->add_option("--db", options.db, "the tuning database (default ~/.cache/kiln/tuning.db)");
   app->add_flag("--json", options.json, "print one JSON object on the last line");
@@ -148,7 +234,7 @@ void AddCommon(CLI::App* app, DbOptions& options) {
 
 Command RegisterDbCommand(CLI::App& parent) {
   auto options = std::make_shared<DbOptions>();
-  CLI::App* app = parent.add_subcommand("db", "Query the tuning database");
+  CLI::App* app = parent.add_subcommand("db", "Query the tuning database; import and export TVM's");
   app->require_subcommand(1);
   CLI::App* list = app->add_subcommand("list", "Workloads per target and device, fastest time");
   AddCommon(list, *options);
@@ -165,10 +251,37 @@ Command RegisterDbCommand(CLI::App& parent) {
   history->add_option("--device", options->device, "only this device key");
   history->add_option("--job", options->job, "only this job");
   history->add_option("--limit", options->limit, "at most this many (default 20)");
-  return {app, [options, list, best, history]() {
+  CLI::App* import = app->add_subcommand(
+      "import",
+      "Read TVM's JSON tuning database (database_workload.json and "
+      "database_tuning_record.json, as MetaSchedule's JSONDatabase writes them) into the "
+      "database; lines Kiln does not take are listed with their reasons");
+  AddCommon(import, *options);
+  import->add_option("dir", options->dir, "the folder of TVM's two files")->required();
+  import->add_option("--target", options->target,
+                     "the target the records were measured on (default: each record's target, "
+                     "its kind: llvm, cuda, ...)");
+  import
+      ->add_option("--device", options->device,
+                   "the device key the records were measured on (required: TVM's files do not "
+                   "name it), e.g. cpu-zen4")
+      ->required();
+  CLI::App* export_app = app->add_subcommand(
+      "export", "Write the database in TVM's JSON tuning database shape, for its JSONDatabase");
+  AddCommon(export_app, *options);
+  export_app->add_option("dir", options->dir, "the folder to write TVM's two files into")
+      ->required();
+  export_app->add_option("--target", options->target, "only this target");
+  export_app->add_option("--device", options->device, "only this device key");
+  export_app->add_flag("--only-imported", options->imported,
+                       "only the records imported from TVM (TVM may refuse a file with Kiln's "
+                       "own records: it replays each at load)");
+  return {app, [options, list, best, history, import, export_app]() {
             if (list->parsed()) return RunList(*options);
             if (best->parsed()) return RunBest(*options);
             if (history->parsed()) return RunHistory(*options);
+            if (import->parsed()) return RunImport(*options);
+            if (export_app->parsed()) return RunExport(*options);
             return 2;
           }};
 }
