@@ -149,6 +149,11 @@ class GlslEmitter : public gpu::GpuEmitter {
     }
     for (size_t w = 0; w < program.workspace.size(); ++w) is_buffer.push_back(true);
     vulkan::VulkanArgLayout layout = vulkan::LayoutOf(is_buffer);
+    KILN_CHECK(layout.push_bytes <= vulkan::kMaxPushConstantBytes, ErrorKind::kUnsupported,
+               "function " + f->name + ": " + std::to_string(layout.push_bytes / 8) +
+                   " scalar arguments and shape variables need " +
+                   std::to_string(layout.push_bytes) + " bytes of push constants; Vulkan " +
+                   "guarantees " + std::to_string(vulkan::kMaxPushConstantBytes));
     std::ostringstream decls, push, prologue;
     auto declare_buffer = [&](const Buffer& buffer, int binding) {
       std::string name = DeclareVar(buffer->data);

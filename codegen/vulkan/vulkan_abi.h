@@ -20,6 +20,10 @@
 
 namespace kiln::codegen::vulkan {
 
+// The push-constant space every Vulkan device has (maxPushConstantsSize is at least 128): 16
+// scalar arguments. A function with more is refused rather than tied to one device.
+inline constexpr uint32_t kMaxPushConstantBytes = 128;
+
 struct VulkanArgLayout {
   std::vector<int> binding;      // per argument: its binding, -1 for a scalar
   std::vector<int> push_offset;  // per argument: its push-constant offset, -1 for a buffer

@@ -114,7 +114,14 @@ class VulkanBackend : public gpu::GpuBackend {
       }
     }
     executable_.reset();
-    executable_ = std::make_unique<VulkanExecutable>(*context_, kernels_, bound, std::move(push));
+    try {
+      executable_ = std::make_unique<VulkanExecutable>(*context_, kernels_, bound, std::move(push));
+    } catch (const Error& e) {
+      // A limit the emitter could not know (this device's push-constant space): the
+      // candidate's fault, reported like a driver's refusal.
+      if (e.kind() != ErrorKind::kUnsupported) throw;
+      throw Error(ErrorKind::kRuntime, e.what());
+    }
     bound_args_ = args;
   }
 

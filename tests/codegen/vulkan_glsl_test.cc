@@ -176,6 +176,29 @@ TEST(GlslEmitterTest, RefusesWhatTheDeviceLacksByName) {
   EXPECT_NE(error.find("bfloat16"), std::string::npos) << error;
 }
 
+TEST(GlslEmitterTest, MoreScalarsThanPushConstantsHoldIsRefused) {
+  // C[i] = A[i] + s0 + ... + s16: 17 scalars, 136 bytes of push constants.
+  ir::DataType f32 = ir::DataType::Float(32);
+  ir::Buffer a = ir::DeclBuffer("A", f32, {64});
+  ir::Buffer c = ir::DeclBuffer("C", f32, {64});
+  std::vector<ir::Var> scalars;
+  ir::Var i("i"), vi("vi");
+  ir::Expr sum = ir::BufferLoad(a, {vi});
+  for (int s = 0; s < 17; ++s) {
+    scalars.emplace_back("s" + std::to_string(s), f32);
+    sum = sum + scalars.back();
+  }
+  ir::Stmt block =
+      testing::MakeBlock("C", {testing::Spatial(vi, 64)}, {i}, ir::BufferStore(c, sum, {vi}));
+  ir::PrimFunc f =
+      testing::MakeFunc("many_scalars", {a, c},
+                        testing::Root(ir::For(i, 0, 64, ir::ForKind::kSerial, block)), scalars);
+  Schedule sch(f);
+  sch.Bind(sch.GetLoops(sch.GetBlock("C"))[0], "threadIdx.x");
+  std::string error = ErrorOf([&] { Emit(sch.func()); });
+  EXPECT_NE(error.find("136 bytes of push constants"), std::string::npos) << error;
+}
+
 TEST(GlslEmitterTest, EveryZooFunctionCompilesToSpirv) {
   int emitted = 0;
   for (const ir::zoo::ZooEntry& entry : ir::zoo::Zoo()) {
