@@ -6,7 +6,8 @@
 // what the reference interpreter computes. Every candidate goes through the device's real
 // measurer (lower, emit, build on the device, run in its runner process, compare every
 // parameter). Parameterized by device kind: each GPU runtime adds its kind to the
-// instantiation below; a machine without the device skips, saying so.
+// instantiation below; a machine without the device skips, saying so. CUDA's kernels are also
+// compiled for sm_90 where there is only NVRTC (the last test).
 //
 // KILN_GPU_PROPERTY_CANDIDATES sets the candidates per workload (default 16, so that CI stays
 // near a minute on PoCL, whose compiler takes about a second per kernel on a quiet core; 70
@@ -17,13 +18,17 @@
 #include <map>
 #include <set>
 
+#include "codegen/cuda/cuda_emitter.h"
+#include "codegen/lower.h"
 #include "ir/interpreter/random_inputs.h"
 #include "ir/structural.h"
 #include "ir/substitute.h"
+#include "runtime/cuda/nvrtc.h"
 #include "runtime/measurer.h"
 #include "runtime/sandbox_client.h"
 #include "runtime_test_util.h"
 #include "search/schedule/schedule.h"
+#include "tests/codegen/cuda_batch_compile.h"
 #include "tests/ir/zoo/zoo.h"
 
 namespace kiln::runtime {
@@ -251,6 +256,38 @@ std::string Blame(const ir::PrimFunc& workload, const ir::PrimFunc& scheduled) {
          "): a schedule primitive is at fault";
 }
 
+const std::vector<Workload>& PropertyWorkloads() {
+  static const std::vector<Workload> workloads = {
+      {"matmul", "C", {}, {}},
+      {"conv2d_stride2_pad1", "conv2d_nchw", {"pad_temp"}, {}},
+      {"dense_bias_relu", "dense", {}, {"bias_add", "relu"}},
+  };
+  return workloads;
+}
+
+// The first `count` distinct valid schedules of `w` (the same ones on every run and for every
+// device kind), counting their instructions and keeping each one's trace as Python.
+std::vector<MeasureCandidate> DrawCandidates(const Workload& w, int count,
+                                             std::map<std::string, int>& instruction_counts,
+                                             std::vector<std::string>& scripts) {
+  ir::PrimFunc workload = ir::zoo::ZooLookup(w.zoo_name).build();
+  RandomEngine rng(20261125);
+  std::set<uint64_t> seen;
+  std::vector<MeasureCandidate> candidates;
+  for (int attempt = 0; attempt < 50 * count && static_cast<int>(candidates.size()) < count;
+       ++attempt) {
+    Schedule sch(workload, static_cast<uint64_t>(attempt) + 1);
+    if (!DrawGpuSchedule(sch, w, rng)) continue;
+    if (!seen.insert(ir::StructuralHash(sch.func())).second) continue;
+    for (const search::Instruction& inst : sch.trace().instructions()) {
+      ++instruction_counts[inst.kind];
+    }
+    candidates.push_back({workload, sch.func()});
+    scripts.push_back(sch.trace().AsPython());
+  }
+  return candidates;
+}
+
 class GpuRandomSchedule : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuRandomSchedule, EveryValidThreadBindingScheduleMatchesTheInterpreter) {
@@ -271,32 +308,14 @@ TEST_P(GpuRandomSchedule, EveryValidThreadBindingScheduleMatchesTheInterpreter) 
     throw;
   }
 
-  const std::vector<Workload> workloads = {
-      {"matmul", "C", {}, {}},
-      {"conv2d_stride2_pad1", "conv2d_nchw", {"pad_temp"}, {}},
-      {"dense_bias_relu", "dense", {}, {"bias_add", "relu"}},
-  };
   const int per_workload = CandidatesPerWorkload();
   std::map<std::string, int> instruction_counts;
   int total = 0;
-  for (const Workload& w : workloads) {
+  for (const Workload& w : PropertyWorkloads()) {
     ir::PrimFunc workload = ir::zoo::ZooLookup(w.zoo_name).build();
-    RandomEngine rng(20261125);
-    std::set<uint64_t> seen;
-    std::vector<MeasureCandidate> candidates;
     std::vector<std::string> scripts;
-    for (int attempt = 0;
-         attempt < 50 * per_workload && static_cast<int>(candidates.size()) < per_workload;
-         ++attempt) {
-      Schedule sch(workload, static_cast<uint64_t>(attempt) + 1);
-      if (!DrawGpuSchedule(sch, w, rng)) continue;
-      if (!seen.insert(ir::StructuralHash(sch.func())).second) continue;
-      for (const search::Instruction& inst : sch.trace().instructions()) {
-        ++instruction_counts[inst.kind];
-      }
-      candidates.push_back({workload, sch.func()});
-      scripts.push_back(sch.trace().AsPython());
-    }
+    std::vector<MeasureCandidate> candidates =
+        DrawCandidates(w, per_workload, instruction_counts, scripts);
     ASSERT_EQ(static_cast<int>(candidates.size()), per_workload) << w.zoo_name;
     std::vector<MeasureResult> results = measurer->MeasureBatch(candidates);
     ASSERT_EQ(results.size(), candidates.size());
@@ -329,8 +348,42 @@ TEST_P(GpuRandomSchedule, EveryValidThreadBindingScheduleMatchesTheInterpreter) 
             << " thread-binding schedules; instructions: " << counts << "\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(DeviceKinds, GpuRandomSchedule, ::testing::Values("opencl", "vulkan"),
+INSTANTIATE_TEST_SUITE_P(DeviceKinds, GpuRandomSchedule,
+                         ::testing::Values("opencl", "vulkan", "cuda"),
                          [](const auto& info) { return info.param; });
+
+// CUDA without a GPU: the same schedules (KILN_GPU_PROPERTY_CANDIDATES per workload; 70 gives
+// the 210) emitted by the CUDA target and compiled by NVRTC for sm_90 in one batch. A machine
+// with a CUDA device also runs them above and compares them with the interpreter.
+TEST(GpuRandomScheduleCudaCompile, EveryThreadBindingScheduleCompilesForSm90) {
+  std::string why;
+  if (!cuda::NvrtcAvailable(&why)) GTEST_SKIP() << "skipped: no CUDA toolkit (" << why << ")";
+  const int per_workload = CandidatesPerWorkload();
+  std::map<std::string, int> instruction_counts;
+  std::vector<codegen::testing::NamedSource> sources;
+  for (const Workload& w : PropertyWorkloads()) {
+    std::vector<std::string> scripts;
+    std::vector<MeasureCandidate> candidates =
+        DrawCandidates(w, per_workload, instruction_counts, scripts);
+    ASSERT_EQ(static_cast<int>(candidates.size()), per_workload) << w.zoo_name;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      codegen::CudaTarget target;
+      std::string name = w.zoo_name + " candidate " + std::to_string(i);
+      try {
+        codegen::EmittedSource source =
+            target.Emit(codegen::Lower(candidates[i].scheduled, target.DefaultLowerOptions()),
+                        "kiln_k" + std::to_string(sources.size()));
+        sources.push_back({name + ", schedule:\n" + scripts[i], source.code});
+      } catch (const Error& e) {
+        ADD_FAILURE() << name << ": " << e.what() << "\nschedule:\n" << scripts[i];
+      }
+    }
+  }
+  EXPECT_EQ(static_cast<int>(sources.size()), 3 * per_workload);
+  EXPECT_EQ(codegen::testing::CompileAllForSm90(sources), "");
+  std::cout << "[ property ] cuda: " << sources.size()
+            << " thread-binding schedules compiled for sm_90\n";
+}
 
 }  // namespace
 }  // namespace kiln::runtime
