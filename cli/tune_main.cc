@@ -5,6 +5,7 @@
 
 #include "cli/commands/commands.h"
 #include "support/error.h"
+#include "support/log_format.h"
 #include "support/logging.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +13,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string log_level;
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off");
+  std::string log_format = "text";
+  app.add_option("--log-format", log_format, "text, or json: one JSON object per log line")
+      ->check(CLI::IsMember({"text", "json"}));
 
   std::vector<kiln::cli::Command> commands = {
       kiln::cli::RegisterIrCommand(app),      kiln::cli::RegisterKernelCommand(app),
@@ -30,6 +34,8 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (!log_level.empty()) kiln::SetLogLevel(log_level);
+  kiln::SetLogComponent("tune");
+  kiln::SetLogFormat(log_format);
   try {
     for (const kiln::cli::Command& command : commands) {
       if (command.app->parsed()) return command.run();

@@ -14,6 +14,7 @@
 #include "database/sqlite_database.h"
 #include "schemas/curve_keys.h"
 #include "support/error.h"
+#include "support/log_format.h"
 #include "support/logging.h"
 
 namespace {
@@ -57,12 +58,17 @@ int main(int argc, char** argv) {
                  "xgb (default, kept per target in the database) or none")
       ->check(CLI::IsMember({"xgb", "none"}));
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off");
+  std::string log_format = "text";
+  app.add_option("--log-format", log_format, "text, or json: one JSON object per log line")
+      ->check(CLI::IsMember({"text", "json"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   kiln::SetLogLevel(log_level.empty() ? "info" : log_level);
+  kiln::SetLogComponent("coordinator");
+  kiln::SetLogFormat(log_format);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   try {
@@ -106,6 +112,8 @@ int main(int argc, char** argv) {
     job_options.cost_model = cost_model;
     kiln::coordinator::JobService jobs(db, dispatcher, job_options);
     kiln::coordinator::Server server(context, server_options, dispatcher, &jobs);
+    // Job events go out to the clients watching (tune watch, tune submit --wait).
+    jobs.SetEventSink([&server](const kiln::schemas::JobEventMsg& e) { server.Publish(e); });
     // Jobs and stored results come from the database; trials/s from the change between scrapes.
     double last_time = kiln::coordinator::MonotonicSeconds();
     int64_t last_trials = db.CountRecords();

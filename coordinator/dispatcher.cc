@@ -6,6 +6,7 @@
 
 #include "ir/structural.h"
 #include "ir/text/printer.h"
+#include "support/log_format.h"
 #include "support/logging.h"
 
 namespace kiln::coordinator {
@@ -97,8 +98,13 @@ schemas::RegisteredMsg Dispatcher::OnRegister(const std::string& identity,
   w = Worker{};
   w.info = msg;
   w.last_seen = now;
-  KILN_LOG_INFO("worker {} registered: device {}, target {}, {}", msg.worker_id, msg.device_key,
-                msg.target, msg.hardware);
+  LogEvent(spdlog::level::info, "worker " + msg.worker_id + " registered",
+           {{"worker", msg.worker_id},
+            {"device", msg.device_key},
+            {"target", msg.target},
+            {"hardware", msg.hardware},
+            {"vector_bytes", msg.vector_bytes},
+            {"num_cores", msg.num_cores}});
   return {true, "", options_.heartbeat_interval_ms};
 }
 
@@ -114,7 +120,8 @@ bool Dispatcher::OnHeartbeat(const std::string& identity, const schemas::Heartbe
 void Dispatcher::Requeue(uint64_t id, const std::string& why) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
-  KILN_LOG_INFO("candidate {} back in the queue: {}", id, why);
+  LogEvent(spdlog::level::info, "candidate " + std::to_string(id) + " back in the queue: " + why,
+           {{"candidate", id}});
   it->second.worker.clear();
   queue_.push_front(id);
   ++reassigned_;
@@ -184,8 +191,10 @@ std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> Dispatcher::TakeBa
     std::lock_guard lock(mutex_);
     for (auto& [identity, worker] : workers_) {
       if (!worker.lost && now - worker.last_seen > options_.heartbeat_timeout_s) {
-        KILN_LOG_WARN("worker {} lost: silent for {:.1f} s, {} candidates reassigned",
-                      worker.info.worker_id, now - worker.last_seen, worker.in_flight.size());
+        LogEvent(spdlog::level::warn, "worker " + worker.info.worker_id + " lost",
+                 {{"worker", worker.info.worker_id},
+                  {"silent_s", now - worker.last_seen},
+                  {"reassigned", worker.in_flight.size()}});
         worker.lost = true;
         for (uint64_t id : worker.in_flight)
           Requeue(id, "worker " + worker.info.worker_id + " lost");
@@ -288,6 +297,19 @@ std::vector<schemas::WorkerInfoMsg> Dispatcher::Workers(double now) const {
     std::string state = w.lost ? "lost" : w.in_flight.empty() ? "idle" : "busy";
     out.push_back({w.info.worker_id, w.info.device_key, w.info.target, state,
                    static_cast<uint32_t>(w.in_flight.size()), now - w.last_seen, w.info.hardware});
+  }
+  return out;
+}
+
+std::vector<schemas::RegisterMsg> Dispatcher::MatchingWorkers(const std::string& target,
+                                                              const std::string& device) const {
+  std::lock_guard lock(mutex_);
+  std::vector<schemas::RegisterMsg> out;
+  for (const auto& [identity, w] : workers_) {
+    if (!w.lost && w.info.can_run && w.info.target == target &&
+        (device.empty() || w.info.device_key == device)) {
+      out.push_back(w.info);
+    }
   }
   return out;
 }

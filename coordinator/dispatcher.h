@@ -72,6 +72,10 @@ class Dispatcher : public search::AsyncMeasurer {
   void DropAll();
 
   std::vector<schemas::WorkerInfoMsg> Workers(double now) const;
+  // The registrations of the live workers that can run `target` (with device key `device`,
+  // unless empty): what a job's design space must fit.
+  std::vector<schemas::RegisterMsg> MatchingWorkers(const std::string& target,
+                                                    const std::string& device) const;
   // Candidates waiting for a worker / sent and not answered.
   size_t Queued() const;
   size_t InFlight() const;

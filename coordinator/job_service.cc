@@ -1,9 +1,14 @@
-// JobService: submit, status, cancel, and the job runner over the Tuner and the Dispatcher.
+// JobService: submit, status, cancel, events, and the job runner over the Tuner and the
+// Dispatcher.
 #include "coordinator/job_service.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "coordinator/job_options.h"
+#include "cost_model/random_cost_model.h"
 #include "cost_model/xgb_cost_model.h"
+#include "ir/analysis/flop_count.h"
 #include "ir/frontend/onnx/import.h"
 #include "ir/relax/text/parser.h"
 #include "ir/relax/transform/extract_tasks.h"
@@ -13,6 +18,7 @@
 #include "ir/text/printer.h"
 #include "search/space/design_space.h"
 #include "support/error.h"
+#include "support/log_format.h"
 #include "support/logging.h"
 
 namespace kiln::coordinator {
@@ -52,35 +58,65 @@ void JobService::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void JobService::SetReportObserver(ReportObserver observer) {
+  std::lock_guard lock(observers_mutex_);
+  observer_ = std::move(observer);
+}
+
+void JobService::SetEventSink(EventSink sink) {
+  std::lock_guard lock(observers_mutex_);
+  event_sink_ = std::move(sink);
+}
+
 int64_t JobService::SubmitJob(const schemas::SubmitMsg& submit) {
-  KILN_CHECK(submit.trials > 0 && submit.trials <= 10'000'000, ErrorKind::kParse,
-             "submit: trials must be in 1..10000000, not " + std::to_string(submit.trials));
   nlohmann::json options = nlohmann::json::parse(submit.options, nullptr, false);
   KILN_CHECK(options.is_object(), ErrorKind::kParse, "submit: options are not a JSON object");
   ir::relax::IRModule module = ReadModel(submit.model, submit.model_bytes);
   ir::relax::IRModule prepared = ir::relax::transform::PrepareModuleForTuning(module);
-  std::vector<ir::relax::transform::ExtractedTask> tasks =
-      ir::relax::transform::ExtractTasks(prepared);
-  KILN_CHECK(!tasks.empty(), ErrorKind::kUnsupported,
-             "submit: " + submit.model + " has no kernels to tune");
+  JobSpec spec;
+  spec.model = submit.model;
+  spec.model_text = submit.model_bytes;
+  spec.target = submit.target;
+  spec.device = submit.device;
+  spec.trials = static_cast<int64_t>(std::min<uint64_t>(submit.trials, 1ull << 62));
+  spec.options = std::move(options);
+  for (auto& task : ir::relax::transform::ExtractTasks(prepared)) {
+    spec.tasks.push_back({task.name, task.func, task.weight});
+  }
+  return SubmitJob(spec);
+}
+
+int64_t JobService::SubmitJob(const JobSpec& spec) {
+  KILN_CHECK(spec.trials > 0 && spec.trials <= 10'000'000, ErrorKind::kParse,
+             "submit: trials must be in 1..10000000, not " + std::to_string(spec.trials));
+  // Validated here, so that a bad option is the submit's error, not the job's failure.
+  JobOptions job_options = ParseJobOptions(spec.options);
+  KILN_CHECK(!spec.tasks.empty(), ErrorKind::kUnsupported,
+             "submit: " + spec.model + " has no kernels to tune");
   database::Job job;
-  job.model = submit.model;
-  job.model_text = submit.model_bytes;
-  job.target = submit.target;
-  job.device = submit.device;
-  job.options_json = options.dump();
-  job.trials_total = static_cast<int64_t>(submit.trials);
-  int64_t share = (job.trials_total + static_cast<int64_t>(tasks.size()) - 1) /
-                  static_cast<int64_t>(tasks.size());
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    std::string hash = ir::StructuralHashHex(tasks[i].func);
-    db_.CommitWorkload({hash, tasks[i].name, ir::PrintPrimFunc(tasks[i].func)});
+  job.model = spec.model;
+  job.model_text = spec.model_text;
+  job.target = spec.target;
+  job.device = spec.device;
+  job.options_json = JobOptionsToJson(job_options).dump();
+  job.trials_total = spec.trials;
+  int64_t share = (job.trials_total + static_cast<int64_t>(spec.tasks.size()) - 1) /
+                  static_cast<int64_t>(spec.tasks.size());
+  for (size_t i = 0; i < spec.tasks.size(); ++i) {
+    const JobSpec::Task& task = spec.tasks[i];
+    std::string hash = ir::StructuralHashHex(task.func);
+    db_.CommitWorkload({hash, task.name, ir::PrintPrimFunc(task.func)});
     job.tasks.push_back(
-        {static_cast<int>(i), tasks[i].name, hash, tasks[i].weight, share, 0, std::nullopt});
+        {static_cast<int>(i), task.name, hash, task.weight, share, 0, std::nullopt});
   }
   int64_t id = db_.CreateJob(job);
-  KILN_LOG_INFO("job {}: {} ({} tasks, {} trials, target {})", id, submit.model, tasks.size(),
-                submit.trials, submit.target);
+  LogEvent(spdlog::level::info, "job " + std::to_string(id) + " submitted: " + spec.model,
+           {{"job", id},
+            {"model", spec.model},
+            {"tasks", spec.tasks.size()},
+            {"trials", spec.trials},
+            {"target", spec.target},
+            {"options", JobOptionsToJson(job_options)}});
   wake_.notify_all();
   return id;
 }
@@ -94,16 +130,53 @@ schemas::JobEventMsg JobService::Event(const database::Job& job) {
   e.message = job.error;
   e.model = job.model;
   e.target = job.target;
+  std::vector<TaskExtra> extras;
+  {
+    std::lock_guard lock(observers_mutex_);
+    if (auto it = extras_.find(job.id); it != extras_.end()) extras = it->second;
+    if (auto it = started_.find(job.id); it != started_.end()) {
+      e.elapsed_s = options_.clock() - it->second;
+    }
+  }
   for (const database::JobTask& t : job.tasks) {
-    e.tasks.push_back({static_cast<uint32_t>(t.index), t.name, static_cast<uint64_t>(t.trials_done),
-                       static_cast<uint64_t>(t.trials_total), t.best_seconds.value_or(0)});
+    schemas::TaskProgressMsg p{
+        static_cast<uint32_t>(t.index),       t.name,
+        static_cast<uint64_t>(t.trials_done), static_cast<uint64_t>(t.trials_total),
+        t.best_seconds.value_or(0),           static_cast<double>(t.weight)};
+    if (static_cast<size_t>(t.index) < extras.size()) {
+      const TaskExtra& x = extras[static_cast<size_t>(t.index)];
+      p.flop = x.flop;
+      p.untuned_seconds = x.untuned_seconds;
+      p.done = x.done;
+    }
+    p.done = p.done || database::IsFinished(job.state);
+    e.tasks.push_back(std::move(p));
   }
   return e;
 }
 
+void JobService::Publish(int64_t job_id, bool force) {
+  EventSink sink;
+  {
+    std::lock_guard lock(observers_mutex_);
+    if (!event_sink_) return;
+    double now = options_.clock();
+    if (!force && now - last_event_ < options_.min_event_interval_s) return;
+    last_event_ = now;
+    sink = event_sink_;
+  }
+  try {
+    if (std::optional<database::Job> job = db_.GetJob(job_id)) sink(Event(*job));
+  } catch (const std::exception& e) {
+    KILN_LOG_WARN("job {}: event not sent: {}", job_id, e.what());
+  }
+}
+
 schemas::Message JobService::Handle(const schemas::Message& request) {
   if (const auto* submit = std::get_if<schemas::SubmitMsg>(&request)) {
-    return schemas::SubmittedMsg{static_cast<uint64_t>(SubmitJob(*submit))};
+    int64_t id = SubmitJob(*submit);
+    Publish(id, true);
+    return schemas::SubmittedMsg{static_cast<uint64_t>(id)};
   }
   if (const auto* cancel = std::get_if<schemas::CancelMsg>(&request)) {
     std::optional<database::Job> job = db_.GetJob(static_cast<int64_t>(cancel->job_id));
@@ -111,8 +184,12 @@ schemas::Message JobService::Handle(const schemas::Message& request) {
                "cancel: no job " + std::to_string(cancel->job_id));
     if (!database::IsFinished(job->state)) {
       db_.SetJobState(job->id, database::JobState::kCancelled, "cancelled by a client");
-      std::lock_guard lock(mutex_);
-      if (running_job_ == job->id) dispatcher_.Interrupt();
+      KILN_LOG_INFO("job {} cancelled by a client", job->id);
+      {
+        std::lock_guard lock(mutex_);
+        if (running_job_ == job->id) dispatcher_.Interrupt();
+      }
+      Publish(job->id, true);
     }
     return Event(*db_.GetJob(job->id));
   }
@@ -166,6 +243,26 @@ void JobService::Finish() {
   running_job_ = 0;
 }
 
+std::optional<std::vector<schemas::RegisterMsg>> JobService::WaitForWorkers(
+    const database::Job& job) {
+  bool said = false;
+  while (true) {
+    std::vector<schemas::RegisterMsg> workers = dispatcher_.MatchingWorkers(job.target, job.device);
+    if (!workers.empty()) return workers;
+    if (!said) {
+      KILN_LOG_INFO("job {} waits for a worker of target {}{}", job.id, job.target,
+                    job.device.empty() ? "" : " and device " + job.device);
+      said = true;
+    }
+    std::optional<database::Job> now = db_.GetJob(job.id);
+    if (!now || database::IsFinished(now->state)) return std::nullopt;
+    std::unique_lock lock(mutex_);
+    if (wake_.wait_for(lock, std::chrono::milliseconds(50), [&] { return stop_; })) {
+      return std::nullopt;
+    }
+  }
+}
+
 void JobService::RunJob(int64_t job_id) {
   std::optional<database::Job> loaded = db_.GetJob(job_id);
   if (!loaded || database::IsFinished(loaded->state)) return;
@@ -178,11 +275,61 @@ void JobService::RunJob(int64_t job_id) {
     db_.SetJobState(job_id, database::JobState::kRunning);
     if (left <= 0) {
       db_.SetJobState(job_id, database::JobState::kDone);
+      Publish(job_id, true);
       return;
     }
+    search::TunerOptions tuner = options_.tuner;
+    schemas::MeasureSettings settings = options_.settings;
+    std::string cost_model_kind = options_.cost_model;
+    ApplyJobOptions(ParseJobOptions(nlohmann::json::parse(job.options_json)), tuner, settings,
+                    cost_model_kind);
+    settings.target = job.target;
+    tuner.max_trials_global = left;
+    tuner.target = job.target;
+
+    // The design space fits the device that will run the job: the narrowest vector register
+    // and the fewest cores among the workers that may measure it.
+    std::optional<std::vector<schemas::RegisterMsg>> workers = WaitForWorkers(job);
+    if (!workers) return;
+    uint32_t vector_bytes = 0;
+    uint32_t cores = 0;
+    for (const schemas::RegisterMsg& w : *workers) {
+      if (w.vector_bytes > 0)
+        vector_bytes = vector_bytes ? std::min(vector_bytes, w.vector_bytes) : w.vector_bytes;
+      if (w.num_cores > 0) cores = cores ? std::min(cores, w.num_cores) : w.num_cores;
+    }
+    if (vector_bytes > 0) tuner.vector_bytes = static_cast<int>(vector_bytes);
+    if (cores > 0) tuner.num_cores = static_cast<int>(cores);
+    if (settings.num_threads > 0) {
+      tuner.num_cores = static_cast<int>(
+          std::min<uint32_t>(settings.num_threads, cores > 0 ? cores : settings.num_threads));
+    }
+    // Records of another device key never seed this one (they are keyed by it).
+    std::string seed_device = job.device.empty() ? workers->front().device_key : job.device;
+    LogEvent(spdlog::level::info, "job " + std::to_string(job_id) + " searching for " + seed_device,
+             {{"job", job_id},
+              {"device", seed_device},
+              {"vector_bytes", tuner.vector_bytes},
+              {"num_cores", tuner.num_cores},
+              {"strategy", tuner.strategy},
+              {"seed", tuner.seed},
+              {"population", tuner.evolutionary.population_size},
+              {"trials_left", left}});
+
     std::vector<search::TuneTask> tasks;
     std::map<std::string, size_t> task_of_hash;
     std::vector<int64_t> trials_before(job.tasks.size(), 0);
+    std::vector<TaskExtra> extras;
+    std::vector<std::set<std::string>> seeded(job.tasks.size());
+    auto add_seed = [&](size_t task, const database::TuningRecord& r) {
+      if (!seeded[task].insert(r.trace_json).second) return;
+      try {
+        tasks[task].seeds.push_back({search::Trace::FromJSON(nlohmann::json::parse(r.trace_json)),
+                                     r.result.ok() ? r.result.median_seconds : -1});
+      } catch (const std::exception&) {
+        // A stored trace this build cannot read is not a seed; its record still counts.
+      }
+    };
     for (const database::JobTask& t : job.tasks) {
       std::optional<database::Workload> w = db_.GetWorkload(t.workload_hash);
       KILN_CHECK(w.has_value(), ErrorKind::kInternal,
@@ -191,6 +338,12 @@ void JobService::RunJob(int64_t job_id) {
       task.name = t.name;
       task.workload = ir::ParsePrimFunc(w->tvmscript, "workload " + t.workload_hash);
       task.weight = static_cast<double>(t.weight);
+      try {
+        task.flop = ir::EstimateFlops(task.workload, {});
+      } catch (const Error&) {
+        task.flop = 0;  // only the table's GFLOP/s needs it
+      }
+      extras.push_back({task.flop, 0, false});
       task_of_hash[t.workload_hash] = tasks.size();
       tasks.push_back(std::move(task));
     }
@@ -198,30 +351,30 @@ void JobService::RunJob(int64_t job_id) {
       auto it = task_of_hash.find(r.workload_hash);
       if (it == task_of_hash.end()) continue;
       ++trials_before[it->second];
-      try {
-        tasks[it->second].seeds.push_back(
-            {search::Trace::FromJSON(nlohmann::json::parse(r.trace_json)),
-             r.result.ok() ? r.result.median_seconds : -1});
-      } catch (const std::exception&) {
-        // A stored trace this build cannot read is not a seed; its record still counts.
+      add_seed(it->second, r);
+    }
+    // The best records of each workload on this target and device, from any job: the share
+    // of the initial population the evolutionary search seeds from measured traces.
+    int64_t top_k =
+        std::max<int64_t>(1, static_cast<int64_t>(tuner.evolutionary.population_size *
+                                                  tuner.evolutionary.init_measured_ratio));
+    for (const database::JobTask& t : job.tasks) {
+      for (const database::TuningRecord& r :
+           db_.TopK(t.workload_hash, job.target, seed_device, top_k)) {
+        add_seed(task_of_hash.at(t.workload_hash), r);
       }
     }
-    schemas::MeasureSettings settings = options_.settings;
-    settings.target = job.target;
     dispatcher_.Configure(settings, job.device);
 
-    search::TunerOptions tuner = options_.tuner;
-    tuner.max_trials_global = left;
-    tuner.target = job.target;
-    tuner.measure_untuned = false;
-    // The job's stored results: one transaction per results message.
+    // The job's stored results: one transaction per results message. The untuned kernels
+    // are timed for comparison and are no records.
     auto sink = [this, job_id, id_base, &job](
                     const schemas::RegisterMsg& worker,
                     const std::vector<search::MeasureRequest>& requests,
                     const std::vector<search::MeasureResponse>& responses) {
       std::vector<database::TuningRecord> records;
       for (size_t i = 0; i < requests.size(); ++i) {
-        if (!responses[i].machinery_error.empty()) continue;
+        if (!responses[i].machinery_error.empty() || requests[i].untuned) continue;
         database::TuningRecord r;
         r.workload_hash = ir::StructuralHashHex(requests[i].workload);
         r.target = job.target;
@@ -237,48 +390,76 @@ void JobService::RunJob(int64_t job_id) {
     };
     // One model per target, kept in the database: what earlier jobs learned ranks this one.
     std::unique_ptr<search::CostModel> model;
-    if (options_.cost_model == "xgb") {
-      model = std::make_unique<cost_model::XgbCostModel>();
+    if (cost_model_kind == "xgb") {
+      cost_model::XgbOptions xgb;
+      xgb.seed = tuner.seed;
+      model = cost_model::MakeXgbCostModel(xgb);
       if (std::optional<std::vector<uint8_t>> bytes = db_.LoadCostModel(job.target)) {
         try {
           model->Load(*bytes);
         } catch (const std::exception& e) {
           KILN_LOG_WARN("job {}: the stored cost model of {} is not usable ({}); starting afresh",
                         job_id, job.target, e.what());
-          model = std::make_unique<cost_model::XgbCostModel>();
+          model = cost_model::MakeXgbCostModel(xgb);
         }
       }
+    } else if (cost_model_kind == "random") {
+      model = cost_model::MakeRandomCostModel(tuner.seed);
     }
     auto save_model = [&] {
-      if (model == nullptr) return;
+      if (model == nullptr || cost_model_kind != "xgb") return;
       try {
         db_.SaveCostModel(job.target, model->Save());
       } catch (const std::exception& e) {
         KILN_LOG_WARN("job {}: the cost model was not saved: {}", job_id, e.what());
       }
     };
+    std::string preset = job.target.substr(0, job.target.find(' '));
     search::Tuner run(
         std::move(tasks), tuner, dispatcher_,
-        [](const search::TuneContext& context) { return search::MakeDesignSpace(context.target); },
+        [preset](const search::TuneContext&) { return search::MakeDesignSpace(preset); },
         model.get());
     {
       std::lock_guard lock(mutex_);
       if (stop_) return;
       running_job_ = job_id;
     }
+    {
+      std::lock_guard lock(observers_mutex_);
+      extras_[job_id] = extras;
+      started_[job_id] = options_.clock();
+    }
     dispatcher_.SetSink(sink);
-    run.Run([&](const search::TuneReport& report) {
+    Publish(job_id, true);
+    auto on_report = [&](const search::TuneReport& report) {
+      {
+        std::lock_guard lock(observers_mutex_);
+        std::vector<TaskExtra>& x = extras_[job_id];
+        for (size_t i = 0; i < report.tasks.size() && i < x.size(); ++i) {
+          x[i].untuned_seconds = report.tasks[i].untuned_seconds;
+          x[i].done = report.tasks[i].done;
+        }
+      }
       for (size_t i = 0; i < report.tasks.size() && i < job.tasks.size(); ++i) {
         const search::TaskReport& t = report.tasks[i];
         db_.SetTaskProgress(
             job_id, static_cast<int>(i), trials_before[i] + t.trials,
             t.best_seconds > 0 ? std::optional<double>(t.best_seconds) : job.tasks[i].best_seconds);
       }
-    });
+      ReportObserver observer;
+      {
+        std::lock_guard lock(observers_mutex_);
+        observer = observer_;
+      }
+      if (observer) observer(job_id, report);
+      if (!report.finished) Publish(job_id, false);
+    };
+    run.Run(on_report);
     Finish();
     save_model();
     db_.SetJobState(job_id, database::JobState::kDone);
-    KILN_LOG_INFO("job {} done", job_id);
+    LogEvent(spdlog::level::info, "job " + std::to_string(job_id) + " done", {{"job", job_id}});
+    Publish(job_id, true);
   } catch (const Interrupted&) {
     // Cancelled (the state is already stored), or the daemon is stopping: the job stays
     // running in the database and the next start resumes it.
@@ -286,8 +467,10 @@ void JobService::RunJob(int64_t job_id) {
     KILN_LOG_INFO("job {} interrupted", job_id);
   } catch (const std::exception& e) {
     Finish();
-    KILN_LOG_ERROR("job {} failed: {}", job_id, e.what());
+    LogEvent(spdlog::level::err, "job " + std::to_string(job_id) + " failed: " + e.what(),
+             {{"job", job_id}});
     db_.SetJobState(job_id, database::JobState::kFailed, e.what());
+    Publish(job_id, true);
   }
 }
 

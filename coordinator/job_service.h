@@ -1,17 +1,22 @@
 // JobService: the coordinator's jobs. It answers clients (submit, status, job and worker
 // lists, cancel), keeps every job in the database, and runs them one at a time on its own
 // thread: the model's tasks are extracted at submit, then the search's Tuner runs over the
-// Dispatcher, whose results are stored one transaction per batch. A restarted coordinator
-// resumes each unfinished job with the budget it has left and its stored records as seeds;
+// Dispatcher, whose results are stored one transaction per batch. A job waits for a worker
+// of its target and searches a design space fitted to that worker's device (vector width,
+// cores, from its registration). Each task's search is seeded with the best stored records
+// of its workload on that target and device, from earlier jobs and from this job's earlier
+// runs: a restarted coordinator resumes each unfinished job with the budget it has left, and
 // candidates of a resumed run are numbered above those already stored, so none is counted
-// twice.
+// twice. Progress goes out as job events to whoever subscribed (the server streams them).
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -26,9 +31,27 @@ struct JobServiceOptions {
   search::TunerOptions tuner;         // budgets are the job's; the rest is taken as is
   schemas::MeasureSettings settings;  // target is the job's
   // "xgb": XGBoost, loaded from the database per target before a job and saved after it;
-  // "none": the search ranks without a model.
+  // "random": random scores; "none": the search ranks without a model. A job may choose.
   std::string cost_model = "xgb";
   std::function<double()> clock = MonotonicSeconds;
+  double min_event_interval_s = 0.1;  // progress events of a job at most this often
+};
+
+// A job whose tasks the caller extracted (the embedded `tune run`, which binds dims and
+// reads TensorIR files itself).
+struct JobSpec {
+  struct Task {
+    std::string name;
+    ir::PrimFunc func;
+    int64_t weight = 1;
+  };
+  std::string model;       // a path or a name
+  std::string model_text;  // kept with the job
+  std::string target = "llvm";
+  std::string device;  // a device key; empty: any worker of the target
+  int64_t trials = 0;
+  nlohmann::json options = nlohmann::json::object();  // coordinator/job_options.h
+  std::vector<Task> tasks;
 };
 
 class JobService : public ClientHandler {
@@ -41,15 +64,35 @@ class JobService : public ClientHandler {
   void Start();
   void Stop();
 
-  // Stores a new job from a submit request (tasks extracted, workloads committed).
+  // Stores a new job from a submit request (tasks extracted, workloads committed, options
+  // validated: kiln::Error(kParse) naming the option).
   int64_t SubmitJob(const schemas::SubmitMsg& submit);
+  int64_t SubmitJob(const JobSpec& spec);
   // Runs one job to its end on the calling thread (what the runner thread does per job).
   void RunJob(int64_t job_id);
 
+  // Called with every progress report of a running job, and with the last (finished set),
+  // on the thread that runs the job.
+  using ReportObserver = std::function<void(int64_t job_id, const search::TuneReport&)>;
+  void SetReportObserver(ReportObserver observer);
+  // Called with a job's event whenever it changes (throttled while it runs; every change of
+  // state goes out), on the thread that made the change.
+  using EventSink = std::function<void(const schemas::JobEventMsg&)>;
+  void SetEventSink(EventSink sink);
+
  private:
+  struct TaskExtra {  // what the database does not keep: for the events' task table
+    double flop = 0;
+    double untuned_seconds = 0;
+    bool done = false;
+  };
   void RunLoop();
   void Finish();  // after a job's run, however it ended
   schemas::JobEventMsg Event(const database::Job& job);
+  void Publish(int64_t job_id, bool force);
+  // Waits for a live worker of the job's target and device; none when the job was
+  // cancelled or the service is stopping meanwhile.
+  std::optional<std::vector<schemas::RegisterMsg>> WaitForWorkers(const database::Job& job);
 
   database::Database& db_;
   Dispatcher& dispatcher_;
@@ -59,6 +102,12 @@ class JobService : public ClientHandler {
   int64_t running_job_ = 0;
   bool stop_ = false;
   std::thread thread_;
+  std::mutex observers_mutex_;
+  ReportObserver observer_;
+  EventSink event_sink_;
+  std::map<int64_t, std::vector<TaskExtra>> extras_;
+  std::map<int64_t, double> started_;  // job -> clock() when its current run started
+  double last_event_ = -1e9;
 };
 
 }  // namespace kiln::coordinator

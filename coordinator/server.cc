@@ -33,6 +33,9 @@ Server::Server(zmq::context_t& context, ServerOptions options, Dispatcher& dispa
     throw Error(ErrorKind::kIO,
                 "coordinator: cannot listen on " + options_.listen + ": " + e.what());
   }
+  if (!options_.metrics.empty()) {
+    metrics_ = std::make_unique<MetricsEndpoint>(context, options_.metrics);
+  }
 }
 
 MetricsSnapshot Server::Metrics() {
@@ -44,6 +47,30 @@ MetricsSnapshot Server::Metrics() {
   m.candidates_reassigned = dispatcher_.reassigned();
   if (fill_metrics_) fill_metrics_(m);
   return m;
+}
+
+void Server::Publish(schemas::JobEventMsg event) {
+  std::lock_guard lock(events_mutex_);
+  // A stalled loop must not grow the queue without bound: old progress is superseded.
+  if (events_.size() >= 4096) events_.pop_front();
+  events_.push_back(std::move(event));
+}
+
+void Server::SendEvents() {
+  std::deque<schemas::JobEventMsg> events;
+  {
+    std::lock_guard lock(events_mutex_);
+    events.swap(events_);
+  }
+  for (const schemas::JobEventMsg& event : events) {
+    auto it = watchers_.find(event.job_id);
+    if (it == watchers_.end()) continue;
+    for (const std::string& identity : it->second) Reply(identity, event);
+    if (event.state == "done" || event.state == "failed" || event.state == "cancelled") {
+      watchers_.erase(it);
+      std::erase_if(watch_order_, [&](const auto& w) { return w.first == event.job_id; });
+    }
+  }
 }
 
 std::string Server::endpoint() const { return socket_.get(zmq::sockopt::last_endpoint); }
@@ -90,7 +117,21 @@ void Server::HandleFrame(const std::string& identity, const zmq::message_t& fram
       return;
     }
     try {
-      Reply(identity, clients_->Handle(message));
+      schemas::Message reply = clients_->Handle(message);
+      const auto* query = std::get_if<schemas::QueryMsg>(&message);
+      const auto* event = std::get_if<schemas::JobEventMsg>(&reply);
+      if (query != nullptr && query->kind == schemas::QueryMsg::Kind::kWatch && event != nullptr &&
+          event->state != "done" && event->state != "failed" && event->state != "cancelled") {
+        if (watchers_[query->job_id].insert(identity).second) {
+          watch_order_.emplace_back(query->job_id, identity);
+          if (watch_order_.size() > kMaxWatchers) {
+            auto [job, who] = watch_order_.front();
+            watch_order_.pop_front();
+            watchers_[job].erase(who);
+          }
+        }
+      }
+      Reply(identity, reply);
     } catch (const Error& e) {
       Reply(identity, schemas::ErrorMsg{std::string(ErrorKindName(e.kind())), e.what()});
     }
@@ -132,6 +173,7 @@ void Server::Run(const std::atomic<bool>& stop) {
         HandleFrame(parts[0].to_string(), parts[1], MonotonicSeconds());
       }
     }
+    SendEvents();
     for (auto& [identity, batch] : dispatcher_.TakeBatches(MonotonicSeconds())) {
       Reply(identity, batch);
       ++stats_.batches_sent;

@@ -1,13 +1,19 @@
 // Server: the kiln-coordinator loop over one ZeroMQ ROUTER socket. It decodes each frame at
 // the edge (a malformed or wrong-version frame is logged, counted and dropped, never fatal),
 // passes worker messages to the Dispatcher and client requests to a ClientHandler, answers
-// heartbeats, and after every poll sends the batches the dispatcher assigns. It holds no
-// state of its own beyond the socket: the dispatcher and the handler make every decision.
+// heartbeats, and after every poll sends the batches the dispatcher assigns. A client that
+// asks to watch a job is subscribed to it: every event published for that job is pushed to
+// it until the job ends. Beyond the socket and the subscriptions it holds no state: the
+// dispatcher and the handler make every decision.
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <zmq.hpp>
 
@@ -58,8 +64,14 @@ class Server {
     fill_metrics_ = std::move(fill);
   }
   MetricsSnapshot Metrics();
+  // Pushes `event` to the clients watching its job, from the server's thread (callable from
+  // any thread). An event of a finished job ends their subscriptions.
+  void Publish(schemas::JobEventMsg event);
+  // Clients subscribed at most; the oldest subscription goes first beyond it.
+  static constexpr size_t kMaxWatchers = 1024;
 
  private:
+  void SendEvents();
   void HandleFrame(const std::string& identity, const zmq::message_t& frame, double now);
   void Reply(const std::string& identity, const schemas::Message& message);
 
@@ -70,6 +82,10 @@ class Server {
   std::unique_ptr<MetricsEndpoint> metrics_;
   std::function<void(MetricsSnapshot&)> fill_metrics_;
   ServerStats stats_;
+  std::mutex events_mutex_;
+  std::deque<schemas::JobEventMsg> events_;
+  std::map<uint64_t, std::set<std::string>> watchers_;  // job -> client identities
+  std::deque<std::pair<uint64_t, std::string>> watch_order_;
 };
 
 // Seconds on the steady clock, the time base the server gives the dispatcher.

@@ -49,6 +49,8 @@ void Write(w::Register::Builder b, const RegisterMsg& m) {
   b.setConcurrency(m.concurrency);
   b.setHardware(AsText(m.hardware));
   b.setHostname(AsText(m.hostname));
+  b.setVectorBytes(m.vector_bytes);
+  b.setNumCores(m.num_cores);
 }
 
 void Write(w::Registered::Builder b, const RegisteredMsg& m) {
@@ -145,10 +147,15 @@ void Write(w::JobEvent::Builder b, const JobEventMsg& m) {
     tasks[i].setTrialsDone(m.tasks[i].trials_done);
     tasks[i].setTrialsTotal(m.tasks[i].trials_total);
     tasks[i].setBestSeconds(m.tasks[i].best_seconds);
+    tasks[i].setWeight(m.tasks[i].weight);
+    tasks[i].setFlop(m.tasks[i].flop);
+    tasks[i].setUntunedSeconds(m.tasks[i].untuned_seconds);
+    tasks[i].setDone(m.tasks[i].done);
   }
   b.setMessage(AsText(m.message));
   b.setModel(AsText(m.model));
   b.setTarget(AsText(m.target));
+  b.setElapsedS(m.elapsed_s);
 }
 
 void Write(w::Query::Builder b, const QueryMsg& m) {
@@ -192,12 +199,21 @@ void Write(w::JobList::Builder b, const JobListMsg& m) {
 RegisterMsg Read(w::Register::Reader r) {
   RegisterMsg m{Str(r.getWorkerId()), Str(r.getDeviceKey()), Str(r.getTarget()),
                 r.getCanBuild(),      r.getCanRun(),         r.getConcurrency(),
-                Str(r.getHardware()), Str(r.getHostname())};
+                Str(r.getHardware()), Str(r.getHostname()),  r.getVectorBytes(),
+                r.getNumCores()};
   if (m.worker_id.empty()) Malformed("register: workerId is empty");
   if (m.device_key.empty()) Malformed("register: deviceKey is empty");
   if (m.target.empty()) Malformed("register: target is empty");
   if (m.concurrency == 0 || m.concurrency > 4096) {
     Malformed("register: concurrency " + std::to_string(m.concurrency) + " is not in 1..4096");
+  }
+  // A power of two up to 256 bytes (AVX-512 is 64; SVE goes to 256), or 0 for unknown.
+  if (m.vector_bytes > 256 || (m.vector_bytes & (m.vector_bytes - 1)) != 0) {
+    Malformed("register: vectorBytes " + std::to_string(m.vector_bytes) +
+              " is not 0 or a power of two up to 256");
+  }
+  if (m.num_cores > 65536) {
+    Malformed("register: numCores " + std::to_string(m.num_cores) + " is not in 0..65536");
   }
   return m;
 }
@@ -311,11 +327,13 @@ JobEventMsg Read(w::JobEvent::Reader r) {
   m.trials_total = r.getTrialsTotal();
   for (auto t : Bounded(r.getTasks(), "tasks")) {
     m.tasks.push_back({t.getIndex(), Str(t.getName()), t.getTrialsDone(), t.getTrialsTotal(),
-                       t.getBestSeconds()});
+                       t.getBestSeconds(), t.getWeight(), t.getFlop(), t.getUntunedSeconds(),
+                       t.getDone()});
   }
   m.message = Str(r.getMessage());
   m.model = Str(r.getModel());
   m.target = Str(r.getTarget());
+  m.elapsed_s = r.getElapsedS();
   return m;
 }
 

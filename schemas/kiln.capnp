@@ -38,6 +38,10 @@ struct Register {
   concurrency @5 :UInt32; # candidates it builds at once
   hardware @6 :Text;      # free text: CPU model, cores, memory
   hostname @7 :Text;
+  # What the design space must fit (0: unknown): the widest SIMD register in bytes and the
+  # cores a parallel kernel may use, so that a job is searched for the device that runs it.
+  vectorBytes @8 :UInt32;
+  numCores @9 :UInt32;
 }
 
 # Coordinator -> worker.
@@ -139,6 +143,12 @@ struct TaskProgress {
   trialsDone @2 :UInt64;
   trialsTotal @3 :UInt64;
   bestSeconds @4 :Float64;  # 0 when none
+  # For the live task table: calls per model run, FLOP per call (0: unknown), the untuned
+  # kernel's time (0: not measured) and whether the task will get no more trials.
+  weight @5 :Float64;
+  flop @6 :Float64;
+  untunedSeconds @7 :Float64;
+  done @8 :Bool;
 }
 
 # Coordinator -> client: a job's state, as answer to a status query and as a streamed event.
@@ -151,6 +161,7 @@ struct JobEvent {
   message @5 :Text;
   model @6 :Text;
   target @7 :Text;
+  elapsedS @8 :Float64;  # seconds the job's current run has been tuning
 }
 
 struct Cancel {

@@ -23,6 +23,8 @@ struct RegisterMsg {
   uint32_t concurrency = 1;
   std::string hardware;
   std::string hostname;
+  uint32_t vector_bytes = 0;  // widest SIMD register; 0: unknown
+  uint32_t num_cores = 0;     // cores a parallel kernel may use; 0: unknown
   bool operator==(const RegisterMsg&) const = default;
 };
 
@@ -112,6 +114,10 @@ struct TaskProgressMsg {
   uint64_t trials_done = 0;
   uint64_t trials_total = 0;
   double best_seconds = 0;  // 0 when none
+  double weight = 1;
+  double flop = 0;             // per call; 0: unknown
+  double untuned_seconds = 0;  // 0: not measured
+  bool done = false;           // no more trials will be spent on it
   bool operator==(const TaskProgressMsg&) const = default;
 };
 
@@ -124,6 +130,7 @@ struct JobEventMsg {
   std::string message;
   std::string model;
   std::string target;
+  double elapsed_s = 0;  // of the job's current run
   bool operator==(const JobEventMsg&) const = default;
 };
 

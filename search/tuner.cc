@@ -99,6 +99,15 @@ void Tuner::State::Setup() {
     r.workload_hash = ir::StructuralHash(task.workload);
     r.flop = task.flop;
     r.weight = task.weight;
+    // A seed is a measured trace of this workload: the run starts from the best of them.
+    for (const MeasuredTrace& seed : task.seeds) {
+      if (seed.run_seconds > 0 && (r.best_seconds <= 0 || seed.run_seconds < r.best_seconds)) {
+        r.best_seconds = seed.run_seconds;
+        r.best_trace = seed.trace;
+      }
+    }
+    r.seeded_seconds = r.best_seconds;
+    if (r.best_seconds > 0) r.curve.emplace_back(0, r.best_seconds);
     report.tasks.push_back(std::move(r));
     TaskProgress p;
     p.weight = task.weight;
@@ -138,6 +147,7 @@ void Tuner::State::SubmitUntuned() {
     r.scheduled = IsGpuPreset(options.target) ? DefaultGpuSchedule(tasks[i].workload)
                                               : tasks[i].workload;
     r.dims = tasks[i].dims;
+    r.untuned = true;
     flights[r.id] = {i, -1, 0};
     requests.push_back(std::move(r));
   }

@@ -66,6 +66,9 @@ struct TaskReport {
   std::optional<Trace> best_trace;
   double untuned_seconds = 0;  // 0 when not measured or failed
   std::string untuned_error;
+  // The best of the task's seeds (measured before this run); 0 when none. The run starts
+  // from it: best_seconds is never worse.
+  double seeded_seconds = 0;
   bool done = false;                      // no more trials will be spent on it
   std::string failure;                    // why it stopped early, if it did
   std::map<std::string, int64_t> errors;  // measurement outcomes other than ok, by kind

@@ -13,11 +13,13 @@
 
 #include "schemas/curve_keys.h"
 #include "support/error.h"
+#include "support/log_format.h"
 #include "support/logging.h"
 #include "worker/batch_runner.h"
 #include "worker/device_key.h"
 #include "worker/device_probe.h"
 #include "worker/fake_measurer.h"
+#include "worker/registration.h"
 #include "worker/worker_client.h"
 
 namespace {
@@ -49,12 +51,17 @@ int main(int argc, char** argv) {
   app.add_option("--cache-dir", cache_dir, "builds and references (default ~/.cache/kiln)");
   app.add_option("--keys", keys, "CurveZMQ keys: DIR/worker.key and DIR/coordinator.pub");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off");
+  std::string log_format = "text";
+  app.add_option("--log-format", log_format, "text, or json: one JSON object per log line")
+      ->check(CLI::IsMember({"text", "json"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   kiln::SetLogLevel(log_level.empty() ? "info" : log_level);
+  kiln::SetLogComponent("worker");
+  kiln::SetLogFormat(log_format);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   try {
@@ -72,14 +79,12 @@ int main(int argc, char** argv) {
         {.device_kind = device, .worker_id = id, .cache_dir = cache_dir, .build_jobs = build_jobs});
     kiln::worker::WorkerClientOptions options;
     options.coordinator = coordinator;
-    options.info = {id,
-                    device_key,
-                    target,
-                    true,
-                    true,
-                    static_cast<uint32_t>(build_jobs),
-                    device == "cpu" ? kiln::worker::DetectCpuHardware() : device,
-                    host};
+    options.info = kiln::worker::MakeRegistration({.worker_id = id,
+                                                   .device = device,
+                                                   .device_key = device_key,
+                                                   .target = target,
+                                                   .build_jobs = build_jobs,
+                                                   .hostname = host});
     if (!probed.description_json.empty()) options.info.hardware = probed.hardware;
     if (!keys.empty()) {
       kiln::schemas::CurveKeyPair own = kiln::schemas::ReadCurveKeyFile(keys + "/worker.key");

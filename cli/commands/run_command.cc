@@ -1,11 +1,15 @@
 // `tune run MODEL|KERNEL.tir --target llvm --trials N`: tunes on this machine. The tasks come
 // from a model (ONNX or Relax: the tuning pipeline and task extraction of `tune tasks`) or
-// are the functions of a TensorIR file. The tuning loop is the library's (search/tuner.h)
-// over the local measurer: builds on every core, runs one candidate at a time in the
-// sandbox, every result checked against the reference. While it runs, a per-task table
-// (redrawn in place on a terminal, progress lines otherwise) goes to stderr; at the end the
-// table, the best trace of each task (or, with -o, one JSON record per task in FILE) and,
-// with --json, one JSON object on the last line of stdout.
+// are the functions of a TensorIR file. This is the service's embedded mode: the same
+// coordinator and worker code as the daemons, in this process over inproc
+// (embedded_service.h), every measurement stored in the tuning database (--db, $KILN_DB, or
+// ~/.cache/kiln/tuning.db). The worker builds on every core and runs one candidate at a time
+// in the sandbox, every result checked against the reference; each task's search is seeded
+// with the best records the database holds for its workload on this CPU, so a second run
+// starts where the first ended. While it runs, a per-task table (redrawn in place on a
+// terminal, progress lines otherwise) goes to stderr; at the end the table, the best trace
+// of each task (or, with -o, one JSON record per task in FILE) and, with --json, one JSON
+// object on the last line of stdout.
 //
 // Exit codes: 0 tuned (every task found a correct candidate); 1 a task found none or the
 // machinery failed; 2 the input or options were unusable.
@@ -24,19 +28,16 @@
 
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
+#include "cli/commands/embedded_service.h"
 #include "cli/commands/model_input.h"
-#include "cost_model/random_cost_model.h"
-#include "cost_model/xgb_cost_model.h"
+#include "cli/commands/task_table.h"
 #include "ir/analysis/flop_count.h"
 #include "ir/relax/transform/extract_tasks.h"
 #include "ir/relax/transform/pipeline.h"
 #include "ir/structural.h"
 #include "ir/substitute.h"
 #include "ir/text/parser.h"
-#include "runtime/host_cpu.h"
 #include "runtime/measurer.h"
-#include "search/measure/local_measurer.h"
-#include "search/space/design_space.h"
 #include "search/tuner.h"
 #include "support/error.h"
 
@@ -64,6 +65,7 @@ struct RunOptions {
   double min_repeat_ms = 100;
   int population = 512;
   std::string cache_dir;
+  std::string db;
 };
 
 struct InputError {
@@ -158,85 +160,9 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
-std::string Pad(const std::string& s, size_t width, bool right = true) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
-}
-
 double Gflops(const search::TaskReport& t) {
   return t.best_seconds > 0 && t.flop > 0 ? t.flop / t.best_seconds / 1e9 : 0;
 }
-
-// TVM's task table: one row per task, then the totals.
-std::vector<std::string> Table(const search::TuneReport& report) {
-  size_t name_width = 4;
-  for (const auto& t : report.tasks)
-    name_width = std::max(name_width, std::min<size_t>(t.name.size(), 48));
-  std::vector<std::string> lines;
-  lines.push_back(Pad("ID", 3) + "  " + Pad("Name", name_width, false) + "  " + Pad("FLOP", 12) +
-                  "  " + Pad("Weight", 6) + "  " + Pad("GFLOP/s", 8) + "  " +
-                  Pad("Latency (us)", 12) + "  " + Pad("Weighted (us)", 13) + "  " +
-                  Pad("Trials", 6) + "  Done");
-  double total_weighted = 0;
-  bool all_measured = true;
-  for (size_t i = 0; i < report.tasks.size(); ++i) {
-    const auto& t = report.tasks[i];
-    std::string name = t.name.size() > 48 ? t.name.substr(0, 45) + "..." : t.name;
-    bool has = t.best_seconds > 0;
-    all_measured = all_measured && has;
-    if (has) total_weighted += t.best_seconds * t.weight;
-    lines.push_back(Pad(std::to_string(i), 3) + "  " + Pad(name, name_width, false) + "  " +
-                    Pad(Fixed(t.flop, 0), 12) + "  " + Pad(Fixed(t.weight, 0), 6) + "  " +
-                    Pad(has && t.flop > 0 ? Fixed(Gflops(t), 2) : "-", 8) + "  " +
-                    Pad(has ? Fixed(t.best_seconds * 1e6, 2) : "-", 12) + "  " +
-                    Pad(has ? Fixed(t.best_seconds * t.weight * 1e6, 2) : "-", 13) + "  " +
-                    Pad(std::to_string(t.trials), 6) + "  " + (t.done ? "Y" : ""));
-  }
-  lines.push_back("Total trials: " + std::to_string(report.total_trials) +
-                  "  Total weighted latency: " +
-                  (all_measured ? Fixed(total_weighted * 1e6, 2) + " us" : std::string("-")) +
-                  "  Elapsed: " + Fixed(report.wall_seconds, 1) + " s");
-  return lines;
-}
-
-// Draws the table on stderr: in place on a terminal (at most a few times a second), as a
-// line per finished round otherwise.
-class ProgressPrinter {
- public:
-  explicit ProgressPrinter(int64_t per_round) : per_round_(per_round), tty_(isatty(2) != 0) {}
-  void operator()(const search::TuneReport& report) {
-    auto now = std::chrono::steady_clock::now();
-    if (tty_) {
-      if (!report.finished && now - last_ < std::chrono::milliseconds(300)) return;
-      last_ = now;
-      std::vector<std::string> lines = Table(report);
-      std::string out;
-      if (drawn_ > 0) out += "\x1b[" + std::to_string(drawn_) + "A\x1b[J";
-      for (const std::string& line : lines) out += line + "\n";
-      drawn_ = lines.size();
-      std::cerr << out << std::flush;
-      return;
-    }
-    if (!report.finished && report.total_trials < printed_trials_ + per_round_) return;
-    printed_trials_ = report.total_trials;
-    std::string best;
-    for (const auto& t : report.tasks) {
-      if (t.best_seconds <= 0) continue;
-      best +=
-          (best.empty() ? "" : ", ") + t.name + " " +
-          (t.flop > 0 ? Fixed(Gflops(t), 1) + " GFLOP/s" : Fixed(t.best_seconds * 1e6, 1) + " us");
-    }
-    std::cerr << "[" << Fixed(report.wall_seconds, 0) << " s] " << report.total_trials
-              << " trials; best: " << (best.empty() ? "none yet" : best) << "\n";
-  }
-
- private:
-  int64_t per_round_;
-  bool tty_;
-  size_t drawn_ = 0;
-  int64_t printed_trials_ = 0;
-  std::chrono::steady_clock::time_point last_{};
-};
 
 json ReportJson(const search::TuneReport& report) {
   json tasks = json::array();
@@ -252,6 +178,7 @@ json ReportJson(const search::TuneReport& report) {
          {"best_latency_s", t.best_seconds > 0 ? json(t.best_seconds) : json()},
          {"best_gflops", t.best_seconds > 0 ? json(Gflops(t)) : json()},
          {"untuned_latency_s", t.untuned_seconds > 0 ? json(t.untuned_seconds) : json()},
+         {"seeded_latency_s", t.seeded_seconds > 0 ? json(t.seeded_seconds) : json()},
          {"best_trace", t.best_trace ? t.best_trace->ToJSON() : json()},
          {"errors", t.errors},
          {"failure", t.failure}});
@@ -271,8 +198,13 @@ int Run(const RunOptions& o) {
   } catch (const Error& e) {
     throw InputError{Error(e.kind(), std::string("--target: ") + e.what())};
   }
-  KILN_CHECK(device == "cpu", ErrorKind::kUnsupported,
-             "--target " + o.target + ": tune run measures on this machine's CPU only");
+  if (device != "cpu") {
+    throw InputError{Error(ErrorKind::kUnsupported,
+                           "--target " + o.target +
+                               ": tune run measures on this machine's CPU only (submit the "
+                               "model to a coordinator with a " +
+                               device + " worker: tune submit --target " + o.target + ")")};
+  }
   KILN_CHECK(o.cost_model == "xgb" || o.cost_model == "random" || o.cost_model == "none",
              ErrorKind::kParse, "--cost-model " + o.cost_model + ": expected xgb, random or none");
 
@@ -288,51 +220,64 @@ int Run(const RunOptions& o) {
     std::cerr << "tune run: symbolic dims bound to " << note << " (choose with --dim NAME=VALUE)\n";
   }
 
-  int cores = o.threads > 0 ? o.threads
-                            : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  search::LocalMeasurerOptions measure;
-  measure.measure.target = o.target;
-  measure.measure.num_threads = cores;
-  measure.measure.timing.min_repeat_ms = o.min_repeat_ms;
-  measure.measure.cache_dir = o.cache_dir;
-  measure.build_jobs = o.build_jobs;
-  search::LocalMeasurer measurer(measure);
-
-  search::TunerOptions options;
-  options.max_trials_global = o.trials;
-  options.max_trials_per_task = o.trials_per_task;
-  options.trials_per_round = o.trials_per_round;
-  options.strategy = o.strategy;
-  options.task_scheduler = o.task_scheduler;
-  options.evolutionary.population_size = o.population;
-  options.target = o.target;
-  options.num_cores = cores;
-  options.vector_bytes = runtime::HostVectorBytes();
-  options.seed = o.seed;
-  std::unique_ptr<search::CostModel> model;
-  if (o.cost_model == "xgb") {
-    cost_model::XgbOptions xgb;
-    xgb.seed = o.seed;
-    model = cost_model::MakeXgbCostModel(xgb);
-  } else if (o.cost_model == "random") {
-    model = cost_model::MakeRandomCostModel(o.seed);
-  }
-  std::string preset = o.target.substr(0, o.target.find(' '));
-  search::SpaceFactory space = [preset](const search::TuneContext&) {
-    return search::MakeDesignSpace(preset);
-  };
-
-  search::Tuner tuner(std::move(tasks), options, measurer, space, model.get());
-  ProgressPrinter printer(o.trials_per_round > 0 ? o.trials_per_round : 64);
-  search::TuneReport report;
+  // The job as a client would submit it; its options are the wire's (job_options.h).
+  coordinator::JobSpec spec;
+  spec.model = o.input;
   try {
-    report = tuner.Run(std::ref(printer));
+    spec.model_text = ReadFile(o.input);
   } catch (const Error& e) {
-    if (e.kind() == ErrorKind::kParse) throw InputError{e};
-    throw;
+    throw InputError{e};
+  }
+  spec.target = o.target;
+  spec.trials = o.trials;
+  spec.options = {{"strategy", o.strategy},
+                  {"seed", o.seed},
+                  {"population", o.population},
+                  {"trials_per_round", o.trials_per_round},
+                  {"trials_per_task", o.trials_per_task},
+                  {"task_scheduler", o.task_scheduler},
+                  {"cost_model", o.cost_model},
+                  {"measure_untuned", true},
+                  {"min_repeat_ms", o.min_repeat_ms},
+                  {"num_threads", o.threads}};
+  for (const search::TuneTask& task : tasks) {
+    spec.tasks.push_back({task.name, task.workload, static_cast<int64_t>(task.weight)});
   }
 
-  for (const std::string& line : Table(report)) std::cout << line << "\n";
+  EmbeddedOptions embedded;
+  embedded.db_path = EmbeddedDatabasePath(o.db);
+  embedded.build_jobs = o.build_jobs;
+  embedded.cache_dir = o.cache_dir;
+  embedded.target = o.target;
+  std::unique_ptr<EmbeddedService> service;
+  try {
+    service = std::make_unique<EmbeddedService>(embedded);
+  } catch (const Error& e) {
+    throw InputError{Error(e.kind(), "--db " + embedded.db_path + ": " + e.what())};
+  }
+  int64_t job_id = 0;
+  try {
+    job_id = service->jobs().SubmitJob(spec);
+  } catch (const Error& e) {
+    throw InputError{e};
+  }
+  ProgressPrinter printer(o.trials_per_round > 0 ? o.trials_per_round : 64);
+  std::optional<search::TuneReport> last;
+  service->jobs().SetReportObserver([&](int64_t, const search::TuneReport& r) {
+    printer(r);
+    last = r;
+  });
+  service->jobs().RunJob(job_id);
+  std::optional<database::Job> job = service->db().GetJob(job_id);
+  if (!job || job->state != database::JobState::kDone || !last || !last->finished) {
+    std::string why = job ? job->error : "the job vanished from the database";
+    std::cerr << "tune: job " << job_id << " " << (job ? database::JobStateName(job->state) : "")
+              << ": " << why << "\n";
+    return 1;
+  }
+  const search::TuneReport& report = *last;
+
+  for (const std::string& line : TaskTable(report)) std::cout << line << "\n";
   bool all_found = true;
   for (const auto& t : report.tasks) {
     if (t.best_seconds <= 0) {
@@ -362,7 +307,12 @@ int Run(const RunOptions& o) {
                 << t.best_trace->AsPython();
     }
   }
-  if (o.json) std::cout << ReportJson(report).dump() << "\n";
+  if (o.json) {
+    json out = ReportJson(report);
+    out["job"] = job_id;
+    out["db"] = embedded.db_path;
+    std::cout << out.dump() << "\n";
+  }
   return all_found ? 0 : 1;
 }
 
@@ -402,6 +352,9 @@ Command RegisterRunCommand(CLI::App& parent) {
   app->add_option("--min-repeat-ms", o->min_repeat_ms, "time a candidate for at least this long")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--cache-dir", o->cache_dir, "build and reference cache (default ~/.cache/kiln)");
+  app->add_option("--db", o->db,
+                  "the tuning database every measurement is stored in and seeds come from "
+                  "(default $KILN_DB, else ~/.cache/kiln/tuning.db)");
   app->add_option("-o,--output", o->output, "write the best trace of each task here (JSON lines)");
   app->add_flag("--json", o->json, "print one JSON object on the last line");
   return {app, [o]() {

@@ -1,13 +1,18 @@
 // `tune`'s coordinator client: request/reply with a deadline, and job formatting.
 #include "cli/commands/service_client.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <iomanip>
+#include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <zmq.hpp>
 
+#include "cli/commands/task_table.h"
 #include "schemas/convert.h"
 #include "schemas/curve_keys.h"
 #include "support/error.h"
@@ -19,19 +24,27 @@ std::string DefaultCoordinator() {
   return env != nullptr && *env != '\0' ? env : "tcp://127.0.0.1:7070";
 }
 
-schemas::Message Request(const std::string& address, const schemas::Message& request,
-                         double timeout_s) {
-  if (timeout_s < 0) {
-    timeout_s = 10;
-    if (const char* env = std::getenv("KILN_TIMEOUT_S"); env != nullptr && *env != '\0') {
-      double value = std::strtod(env, nullptr);
-      if (value > 0 && value < 3600) timeout_s = value;
-    }
+namespace {
+
+double TimeoutFromEnv(double timeout_s) {
+  if (timeout_s >= 0) return timeout_s;
+  if (const char* env = std::getenv("KILN_TIMEOUT_S"); env != nullptr && *env != '\0') {
+    double value = std::strtod(env, nullptr);
+    if (value > 0 && value < 3600) return value;
   }
+  return 10;
+}
+
+zmq::context_t& Context() {
   static zmq::context_t context(1);
-  zmq::socket_t socket(context, zmq::socket_type::dealer);
+  return context;
+}
+
+// A DEALER connected to `address`; with KILN_KEYS=DIR it speaks CurveZMQ (DIR/client.key,
+// DIR/coordinator.pub).
+zmq::socket_t Connect(const std::string& address) {
+  zmq::socket_t socket(Context(), zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);
-  // With KILN_KEYS=DIR the client speaks CurveZMQ: DIR/client.key, DIR/coordinator.pub.
   if (const char* keys = std::getenv("KILN_KEYS"); keys != nullptr && *keys != '\0') {
     schemas::CurveKeyPair own = schemas::ReadCurveKeyFile(std::string(keys) + "/client.key");
     socket.set(zmq::sockopt::curve_serverkey,
@@ -44,14 +57,16 @@ schemas::Message Request(const std::string& address, const schemas::Message& req
   } catch (const zmq::error_t& e) {
     throw Error(ErrorKind::kParse, address + ": not a coordinator address: " + e.what());
   }
-  std::string bytes = schemas::Encode(request);
-  socket.send(zmq::buffer(bytes), zmq::send_flags::none);
+  return socket;
+}
+
+// The next message within `timeout_s`, decoded; none when nothing came. The coordinator's
+// ErrorMsg is rethrown with its kind.
+std::optional<schemas::Message> Receive(zmq::socket_t& socket, const std::string& address,
+                                        double timeout_s) {
   zmq::pollitem_t items[] = {{socket.handle(), 0, ZMQ_POLLIN, 0}};
   zmq::poll(items, 1, std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
-  KILN_CHECK(items[0].revents & ZMQ_POLLIN, ErrorKind::kIO,
-             address + ": no answer from a coordinator within " +
-                 std::to_string(timeout_s).substr(0, 4) +
-                 " s (is kiln-coordinator running there?)");
+  if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
   zmq::message_t frame;
   KILN_CHECK(socket.recv(frame, zmq::recv_flags::dontwait).has_value(), ErrorKind::kIO,
              address + ": the answer could not be read");
@@ -68,6 +83,25 @@ schemas::Message Request(const std::string& address, const schemas::Message& req
   return reply;
 }
 
+Error NoAnswer(const std::string& address, double timeout_s) {
+  return Error(ErrorKind::kIO, address + ": no answer from a coordinator within " +
+                                   std::to_string(timeout_s).substr(0, 4) +
+                                   " s (is kiln-coordinator running there?)");
+}
+
+}  // namespace
+
+schemas::Message Request(const std::string& address, const schemas::Message& request,
+                         double timeout_s) {
+  timeout_s = TimeoutFromEnv(timeout_s);
+  zmq::socket_t socket = Connect(address);
+  std::string bytes = schemas::Encode(request);
+  socket.send(zmq::buffer(bytes), zmq::send_flags::none);
+  std::optional<schemas::Message> reply = Receive(socket, address, timeout_s);
+  if (!reply) throw NoAnswer(address, timeout_s);
+  return *reply;
+}
+
 std::string JobJson(const schemas::JobEventMsg& job) {
   nlohmann::json tasks = nlohmann::json::array();
   for (const auto& t : job.tasks) {
@@ -76,7 +110,12 @@ std::string JobJson(const schemas::JobEventMsg& job) {
                      {"trials_done", t.trials_done},
                      {"trials_total", t.trials_total},
                      {"best_latency_s", t.best_seconds > 0 ? nlohmann::json(t.best_seconds)
-                                                           : nlohmann::json(nullptr)}});
+                                                           : nlohmann::json(nullptr)},
+                     {"weight", t.weight},
+                     {"flop", t.flop},
+                     {"untuned_latency_s", t.untuned_seconds > 0 ? nlohmann::json(t.untuned_seconds)
+                                                                 : nlohmann::json(nullptr)},
+                     {"done", t.done}});
   }
   nlohmann::json out = {{"job", job.job_id},
                         {"state", job.state},
@@ -85,7 +124,8 @@ std::string JobJson(const schemas::JobEventMsg& job) {
                         {"tasks", tasks},
                         {"model", job.model},
                         {"target", job.target},
-                        {"message", job.message}};
+                        {"message", job.message},
+                        {"elapsed_s", job.elapsed_s}};
   return out.dump();
 }
 
@@ -114,27 +154,66 @@ std::string JobTable(const schemas::JobEventMsg& job) {
 
 }  // namespace kiln::cli
 
-#include <iostream>
-#include <thread>
-
 namespace kiln::cli {
 
-schemas::JobEventMsg WatchJob(const std::string& address, uint64_t job_id, bool json,
-                              double interval_s) {
-  std::string last;
+bool IsFinalState(const std::string& state) {
+  return state == "done" || state == "failed" || state == "cancelled";
+}
+
+schemas::JobEventMsg WatchJob(const std::string& address, uint64_t job_id,
+                              const WatchOptions& options) {
+  double timeout_s = TimeoutFromEnv(-1);
+  zmq::socket_t socket = Connect(address);
+  std::ostream& out = options.out != nullptr ? *options.out : std::cout;
+  bool tty = options.tty.value_or(isatty(1) != 0);
+  ProgressPrinter printer(1, tty, out);
+  auto subscribe = [&] {
+    std::string bytes = schemas::Encode(schemas::QueryMsg{schemas::QueryMsg::Kind::kWatch, job_id});
+    socket.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+  };
+  subscribe();
+  auto last_heard = std::chrono::steady_clock::now();
+  bool asked = true;  // a subscription is waiting for its answer
+  std::string last_json;
+  std::optional<schemas::JobEventMsg> last;
   while (true) {
-    schemas::Message reply =
-        Request(address, schemas::QueryMsg{schemas::QueryMsg::Kind::kWatch, job_id});
-    const auto* job = std::get_if<schemas::JobEventMsg>(&reply);
-    KILN_CHECK(job != nullptr, ErrorKind::kIO,
-               address + ": answered a status query with " + schemas::MessageName(reply));
-    std::string text = json ? JobJson(*job) : JobTable(*job);
-    if (text != last) {
-      std::cout << text << (json ? "\n" : "") << std::flush;
-      last = text;
+    // Events are pushed; a quiet stretch is checked with a fresh subscription, which also
+    // survives a restart of the coordinator.
+    std::optional<schemas::Message> message = Receive(socket, address, 0.2);
+    auto now = std::chrono::steady_clock::now();
+    double quiet = std::chrono::duration<double>(now - last_heard).count();
+    if (!message) {
+      if (asked && quiet > timeout_s) throw NoAnswer(address, timeout_s);
+      if (!asked && quiet > options.keepalive_s) {
+        subscribe();
+        asked = true;
+      }
+      continue;
     }
-    if (job->state == "done" || job->state == "failed" || job->state == "cancelled") return *job;
-    std::this_thread::sleep_for(std::chrono::duration<double>(interval_s));
+    const auto* event = std::get_if<schemas::JobEventMsg>(&*message);
+    KILN_CHECK(event != nullptr, ErrorKind::kIO,
+               address + ": answered a watch with " + schemas::MessageName(*message));
+    if (event->job_id != job_id) continue;
+    last_heard = now;
+    asked = false;
+    last = *event;
+    bool final = IsFinalState(event->state);
+    if (options.json) {
+      std::string line = JobJson(*event);
+      if (line != last_json || final) out << line << std::endl;
+      last_json = line;
+    } else {
+      search::TuneReport report = ReportOfEvent(*event);
+      printer(report);
+    }
+    if (final) {
+      if (!options.json) {
+        for (const std::string& line : TaskTable(ReportOfEvent(*event))) out << line << "\n";
+        out << "job " << event->job_id << " " << event->state
+            << (event->message.empty() ? "" : ": " + event->message) << std::endl;
+      }
+      return *event;
+    }
   }
 }
 

@@ -3,6 +3,8 @@
 // than a hang. An error reply from the coordinator becomes a kiln::Error of its kind.
 #pragma once
 
+#include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "schemas/messages.h"
@@ -24,13 +26,21 @@ std::string JobJson(const schemas::JobEventMsg& job);
 // The task table of a job, one line per task.
 std::string JobTable(const schemas::JobEventMsg& job);
 
-}  // namespace kiln::cli
+// Done, failed or cancelled: a job in such a state never changes again.
+bool IsFinalState(const std::string& state);
 
-namespace kiln::cli {
+struct WatchOptions {
+  bool json = false;             // one JSON object (JobJson) per event line
+  std::optional<bool> tty = {};  // redraw the table in place; default: stdout is a terminal
+  std::ostream* out = nullptr;   // default std::cout
+  double keepalive_s = 2;        // quiet this long: subscribe again (and check it is alive)
+};
 
-// Polls the job every `interval_s` until it is done, failed or cancelled, printing its table
-// (or, with `json`, its JSON line) each time it changes; returns the last state.
-schemas::JobEventMsg WatchJob(const std::string& address, uint64_t job_id, bool json,
-                              double interval_s = 0.5);
+// Subscribes to the job's events and prints each as it is pushed (the task table of
+// `tune run`, redrawn on a terminal, a progress line otherwise; with `json` one JSON line
+// per change) until the job is done, failed or cancelled; the final state is printed last
+// and returned. kiln::Error(kIO) when the coordinator stops answering.
+schemas::JobEventMsg WatchJob(const std::string& address, uint64_t job_id,
+                              const WatchOptions& options);
 
 }  // namespace kiln::cli

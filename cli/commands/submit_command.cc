@@ -1,6 +1,10 @@
 // `tune submit MODEL --target T --trials N [--coordinator ADDR] [--wait] [--json]`: sends the
 // model to a coordinator as a tuning job and prints its id (`--json`: {"job": ID} last);
-// `--wait` follows the job's task table until it ends.
+// `--wait` shows the job's live task table (that of `tune run`, on stderr) until it ends.
+// The search options of `tune run` (--strategy, --seed, --population, ...) travel with the
+// job in the submit message's options; those not given keep the coordinator's defaults.
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -21,6 +25,17 @@ struct SubmitOptions {
   std::string coordinator;
   bool wait = false;
   bool json = false;
+  // Per-job search options: only those given are sent.
+  std::string strategy;
+  uint64_t seed = 0;
+  int population = 0;
+  int trials_per_round = 0;
+  int64_t trials_per_task = 0;
+  std::string task_scheduler;
+  std::string cost_model;
+  double min_repeat_ms = 0;
+  int threads = 0;
+  bool no_untuned = false;
 };
 
 }  // namespace
@@ -34,9 +49,43 @@ Command RegisterSubmitCommand(CLI::App& parent) {
   app->add_option("--trials", options->trials, "candidates to measure over all tasks")->required();
   app->add_option("--coordinator", options->coordinator,
                   "the coordinator (default $KILN_COORDINATOR or tcp://127.0.0.1:7070)");
-  app->add_flag("--wait", options->wait, "follow the job until it ends");
+  app->add_flag("--wait", options->wait, "show the live task table until the job ends");
   app->add_flag("--json", options->json, "print one JSON object on the last line");
-  return {app, [options]() {
+  // Each option below is sent only when given, under its name in coordinator/job_options.h.
+  std::vector<std::pair<CLI::Option*, std::function<void(nlohmann::json&)>>> job_options = {
+      {app->add_option("--strategy", options->strategy, "evolutionary or random (replay-trace)")
+           ->check(CLI::IsMember({"evolutionary", "random"})),
+       [options](nlohmann::json& j) { j["strategy"] = options->strategy; }},
+      {app->add_option("--seed", options->seed, "seed of every random draw of the job"),
+       [options](nlohmann::json& j) { j["seed"] = options->seed; }},
+      {app->add_option("--population", options->population, "evolutionary search population")
+           ->check(CLI::PositiveNumber),
+       [options](nlohmann::json& j) { j["population"] = options->population; }},
+      {app->add_option("--trials-per-round", options->trials_per_round,
+                       "candidates per measurement round (0: chosen from the budget)")
+           ->check(CLI::NonNegativeNumber),
+       [options](nlohmann::json& j) { j["trials_per_round"] = options->trials_per_round; }},
+      {app->add_option("--trials-per-task", options->trials_per_task, "a budget per task")
+           ->check(CLI::NonNegativeNumber),
+       [options](nlohmann::json& j) { j["trials_per_task"] = options->trials_per_task; }},
+      {app->add_option("--task-scheduler", options->task_scheduler, "gradient or round-robin")
+           ->check(CLI::IsMember({"gradient", "round-robin"})),
+       [options](nlohmann::json& j) { j["task_scheduler"] = options->task_scheduler; }},
+      {app->add_option("--cost-model", options->cost_model, "xgb, random or none")
+           ->check(CLI::IsMember({"xgb", "random", "none"})),
+       [options](nlohmann::json& j) { j["cost_model"] = options->cost_model; }},
+      {app->add_option("--min-repeat-ms", options->min_repeat_ms,
+                       "time a candidate for at least this long")
+           ->check(CLI::NonNegativeNumber),
+       [options](nlohmann::json& j) { j["min_repeat_ms"] = options->min_repeat_ms; }},
+      {app->add_option("--threads", options->threads, "threads of a kernel (0: every core)")
+           ->check(CLI::NonNegativeNumber),
+       [options](nlohmann::json& j) { j["num_threads"] = options->threads; }},
+      {app->add_flag("--no-untuned", options->no_untuned,
+                     "do not time each kernel as written for comparison"),
+       [options](nlohmann::json& j) { j["measure_untuned"] = !options->no_untuned; }},
+  };
+  return {app, [options, job_options]() {
             KILN_CHECK(options->trials > 0, ErrorKind::kParse,
                        "tune submit: --trials must be positive");
             std::string address =
@@ -47,15 +96,21 @@ Command RegisterSubmitCommand(CLI::App& parent) {
             submit.target = options->target;
             submit.device = options->device;
             submit.trials = static_cast<uint64_t>(options->trials);
+            nlohmann::json sent = nlohmann::json::object();
+            for (const auto& [option, put] : job_options) {
+              if (option->count() > 0) put(sent);
+            }
+            submit.options = sent.dump();
             schemas::Message reply = Request(address, submit, 60);
             const auto* submitted = std::get_if<schemas::SubmittedMsg>(&reply);
             KILN_CHECK(submitted != nullptr, ErrorKind::kIO,
                        address + ": answered a submit with " + schemas::MessageName(reply));
             nlohmann::json out = {{"job", submitted->job_id}};
-            if (!options->json) std::cout << "job " << submitted->job_id << "\n";
+            if (!options->json) std::cout << "job " << submitted->job_id << std::endl;
             int code = 0;
             if (options->wait) {
-              schemas::JobEventMsg last = WatchJob(address, submitted->job_id, false);
+              schemas::JobEventMsg last =
+                  WatchJob(address, submitted->job_id, {.tty = isatty(2) != 0, .out = &std::cerr});
               out["state"] = last.state;
               code = last.state == "done" ? 0 : 1;
             }

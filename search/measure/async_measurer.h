@@ -23,6 +23,9 @@ struct MeasureRequest {
   ir::PrimFunc scheduled = {};               // the candidate after postprocessing
   Trace trace = {};                          // how `scheduled` was made (the record)
   std::map<std::string, int64_t> dims = {};  // values of symbolic dims
+  // The workload as written, timed for comparison: not a candidate of the search, and not
+  // a tuning record.
+  bool untuned = false;
 };
 
 struct MeasureResponse {

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <unordered_map>
 
+#include "ir/structural.h"
+#include "search/schedule/instruction.h"
 #include "support/error.h"
 
 namespace kiln::search {
@@ -31,7 +33,7 @@ EvolutionarySearch::EvolutionarySearch(const TuneContext& context, DesignSpace s
   }
   for (const MeasuredTrace& seed : seeds) {
     if (seed.run_seconds <= 0) continue;
-    auto candidate = Replay(seed.trace, 1);
+    auto candidate = ReplaySeed(seed.trace);
     if (!candidate) continue;
     proposed_.insert(candidate->hash);
     measured_.push_back({std::move(*candidate), seed.run_seconds});
@@ -44,6 +46,33 @@ std::optional<SearchCandidate> EvolutionarySearch::Replay(const Trace& trace, ui
   for (const auto& [why, count] : sample_stats.failures) stats_.rejected[why] += count;
   if (!candidate) return std::nullopt;
   return MakeSearchCandidate(std::move(*candidate));
+}
+
+std::optional<SearchCandidate> EvolutionarySearch::ReplaySeed(const Trace& trace) {
+  ir::PrimFunc recorded;
+  try {
+    recorded = ReplayTrace(context_.workload, trace);
+  } catch (const Error&) {
+    return Replay(trace, 1);  // not a record of this workload: maybe a pre-postproc trace
+  }
+  uint64_t hash = ir::StructuralHash(recorded);
+  size_t first = 0;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const InstructionKind* kind = LookupInstructionKind(trace.instructions()[i].kind);
+    if (kind != nullptr && kind->is_sampling) first = i + 1;
+  }
+  SampleStats ignored;
+  for (size_t n = std::max<size_t>(first, 1); n <= trace.size(); ++n) {
+    auto candidate = ApplyTrace(context_.workload, trace.Prefix(n), space_.postprocs, 1, &ignored);
+    if (candidate && ir::StructuralHash(candidate->scheduled) == hash) {
+      return MakeSearchCandidate(std::move(*candidate));
+    }
+  }
+  // Not a record: a trace before postprocessing replays with them.
+  if (auto candidate = Replay(trace, 1)) return candidate;
+  // No prefix postprocesses to it: keep it as it is, so that it is never measured again,
+  // though mutations of it will not replay.
+  return MakeSearchCandidate(Candidate{trace, trace, recorded});
 }
 
 std::vector<SearchCandidate> EvolutionarySearch::SampleFresh(int wanted, int min_valid) {

@@ -48,6 +48,12 @@ class EvolutionarySearch : public SearchStrategy {
                                               const std::vector<double>& scores);
   std::optional<SearchCandidate> Mutate(const SearchCandidate& parent);
   std::optional<SearchCandidate> Replay(const Trace& trace, uint64_t seed);
+  // A measured trace as a candidate. A stored record is the postprocessed trace, which
+  // replays alone to its scheduled function; its mutable part is the prefix before the
+  // postprocessors' calls, found as the shortest prefix holding every sampling instruction
+  // whose postprocessing gives the same function. A trace without postprocessing (as TVM
+  // writes before EnterPostproc) replays as it is.
+  std::optional<SearchCandidate> ReplaySeed(const Trace& trace);
 
   TuneContext context_;
   DesignSpace space_;

@@ -1,7 +1,9 @@
 // `tune run` run as a user runs it: the built binary tunes the functions of a temporary .tir
 // file for a handful of trials. The --json line reports each task (trials, a checked best
-// latency, the untuned one, the best trace), -o writes one record per task whose trace
-// replays, and unusable input exits with code 2 and a message that says where.
+// latency, the untuned one, the best trace) with the job and the database, -o writes one
+// record per task whose trace replays, every measurement is stored in the database, a second
+// run of the same kernel starts from the first's best, and unusable input exits with code 2
+// and a message that says where.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -9,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "database/sqlite_database.h"
 #include "ir/text/parser.h"
 #include "runtime/subprocess.h"
 #include "search/schedule/trace.h"
@@ -97,6 +100,53 @@ TEST_F(RunCommandTest, TunesEveryFunctionAndReportsCheckedResults) {
     ++count;
   }
   EXPECT_EQ(count, 2);
+}
+
+TEST_F(RunCommandTest, MeasurementsAreStoredAndASecondRunStartsFromTheFirstsBest) {
+  std::string kernels =
+      Write("mm.tir",
+            std::string(kKernels).substr(0, std::string(kKernels).find("@T.prim_func\ndef scale")));
+  std::string db_path = (dir_ / "runs" / "tuning.db").string();  // its folder is created
+  std::vector<std::string> args = {kernels, "--trials",     "6",      "--trials-per-round",
+                                   "3",     "--population", "16",     "--threads",
+                                   "1",     "--cost-model", "random", "--min-repeat-ms",
+                                   "1",     "--json",       "--db",   db_path};
+  runtime::ProcessResult first = Tune(args);
+  ASSERT_TRUE(first.ok()) << first.Describe() << "\n" << first.output;
+  json out = LastJson(first);
+  EXPECT_EQ(out["db"], db_path);
+  ASSERT_TRUE(out["job"].is_number_integer()) << out.dump();
+  ASSERT_EQ(out["tasks"].size(), 1u);
+  double first_best = out["tasks"][0]["best_latency_s"].get<double>();
+  EXPECT_TRUE(out["tasks"][0]["seeded_latency_s"].is_null());
+  {
+    // Every candidate measured is a record of the job on this CPU's device key.
+    database::SqliteDatabase db(db_path);
+    std::vector<database::TuningRecord> records =
+        db.History({.job_id = out["job"].get<int64_t>(), .limit = 100});
+    ASSERT_EQ(records.size(), 6u);
+    double best = 0;
+    for (const auto& r : records) {
+      EXPECT_EQ(r.device.rfind("cpu-", 0), 0u) << r.device;
+      EXPECT_EQ(r.workload_hash, out["tasks"][0]["workload_hash"]);
+      if (r.result.ok() && (best == 0 || r.result.median_seconds < best)) {
+        best = r.result.median_seconds;
+      }
+    }
+    EXPECT_DOUBLE_EQ(best, first_best);
+  }
+  // The second run (another seed) starts from the first's best record.
+  args[2] = "3";
+  args.insert(args.end(), {"--seed", "2"});
+  runtime::ProcessResult second = Tune(args);
+  ASSERT_TRUE(second.ok()) << second.Describe() << "\n" << second.output;
+  json again = LastJson(second);
+  EXPECT_NE(again["job"], out["job"]);
+  EXPECT_DOUBLE_EQ(again["tasks"][0]["seeded_latency_s"].get<double>(), first_best);
+  EXPECT_LE(again["tasks"][0]["best_latency_s"].get<double>(), first_best);
+  EXPECT_TRUE(again["tasks"][0]["best_trace"].is_array());
+  database::SqliteDatabase db(db_path);
+  EXPECT_EQ(db.CountRecords(), 9);
 }
 
 TEST_F(RunCommandTest, UnusableInputExitsWithTwo) {

@@ -3,12 +3,19 @@
 // and `tune` as a user runs it. A 2-task model is tuned by 3 workers and every candidate is
 // stored exactly once; a worker killed with SIGKILL mid-batch loses nothing; a coordinator
 // killed with SIGKILL mid-job resumes it on restart with every committed record intact; the
-// coordinator survives garbage on its port.
+// coordinator survives garbage on its port. Job events are pushed to `tune watch` and
+// `tune submit --wait` as the job runs; per-job search options travel with the submit and are
+// honoured; `--log-format json` makes every log line of both daemons one JSON object.
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <zmq.hpp>
 
 #include "database/sqlite_database.h"
@@ -34,18 +41,31 @@ class ServiceTest : public ::testing::Test {
     db_path_ = dir_.Sub("tuning.db");
   }
 
-  std::unique_ptr<Process> StartCoordinator() {
-    return std::make_unique<Process>(
-        std::vector<std::string>{COORDINATOR_PATH, "--listen", address_, "--db", db_path_,
-                                 "--heartbeat-timeout", "1", "--trials-per-round", "8",
-                                 "--strategy", "random", "--log-level", "info"},
-        dir_.Sub("coordinator.log"));
+  std::unique_ptr<Process> StartCoordinator(std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {COORDINATOR_PATH,
+                                     "--listen",
+                                     address_,
+                                     "--db",
+                                     db_path_,
+                                     "--heartbeat-timeout",
+                                     "1",
+                                     "--trials-per-round",
+                                     "8",
+                                     "--strategy",
+                                     "random",
+                                     "--log-level",
+                                     "info"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return std::make_unique<Process>(argv, dir_.Sub("coordinator.log"));
   }
-  std::unique_ptr<Process> StartWorker(int i, double fake_seconds = 0.005) {
+  std::unique_ptr<Process> StartWorker(int i, double fake_seconds = 0.005,
+                                       std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {
+        WORKER_PATH, "--coordinator",         address_,      "--device", "fake",
+        "--id",      "w" + std::to_string(i), "--log-level", "info"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
     return std::make_unique<Process>(
-        std::vector<std::string>{WORKER_PATH, "--coordinator", address_, "--device", "fake", "--id",
-                                 "w" + std::to_string(i), "--log-level", "info"},
-        dir_.Sub("worker" + std::to_string(i) + ".log"),
+        argv, dir_.Sub("worker" + std::to_string(i) + ".log"),
         std::vector<std::string>{"KILN_FAKE_SECONDS=" + std::to_string(fake_seconds)});
   }
   std::pair<int, std::string> Tune(std::vector<std::string> args) {
@@ -261,6 +281,159 @@ TEST_F(ServiceTest, OnlyWorkersOnTheAllowListMayConnect) {
   // A client without keys gets no answer from a coordinator that requires them.
   auto [code, text] = Tune({"workers"});
   EXPECT_EQ(code, 1);
+}
+
+TEST_F(ServiceTest, WatchPrintsPushedEventsUntilTheJobEnds) {
+  auto coordinator = StartCoordinator();
+  auto worker = StartWorker(0, 0.03);
+  int64_t job = Submit(48);
+  ASSERT_GT(job, 0);
+  // The keep-alive is far longer than the job: every line but the first was pushed.
+  auto [code, out] = testing::RunCommand({TUNE_PATH, "watch", std::to_string(job), "--json",
+                                          "--interval", "60", "--coordinator", address_},
+                                         dir_.Sub("watch.out"));
+  ASSERT_EQ(code, 0) << out << testing::ReadText(dir_.Sub("coordinator.log"));
+  std::vector<nlohmann::json> events;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << "not a JSON line: " << line;
+    events.push_back(j);
+  }
+  ASSERT_GE(events.size(), 3u) << out;
+  int64_t trials = 0;
+  for (const nlohmann::json& e : events) {
+    EXPECT_EQ(e["job"], job);
+    EXPECT_GE(e["trials_done"].get<int64_t>(), trials);
+    trials = e["trials_done"].get<int64_t>();
+    ASSERT_EQ(e["tasks"].size(), 2u);
+  }
+  EXPECT_EQ(events.back()["state"], "done");
+  EXPECT_TRUE(events.back()["tasks"][0]["done"].get<bool>());
+  ExpectEachCandidateOnce(job, 48);
+  // Watching a finished job prints its final state at once.
+  auto [again, final_out] = testing::RunCommand(
+      {TUNE_PATH, "watch", std::to_string(job), "--json", "--coordinator", address_},
+      dir_.Sub("watch2.out"));
+  EXPECT_EQ(again, 0);
+  EXPECT_EQ(nlohmann::json::parse(testing::LastJsonLine(final_out))["state"], "done");
+}
+
+TEST_F(ServiceTest, SubmitOptionsAreHonouredAndLogsAreJsonLines) {
+  auto coordinator = StartCoordinator({"--log-format", "json"});
+  auto worker = StartWorker(0, 0.01, {"--log-format", "json"});
+  auto [code, out] =
+      testing::RunCommand({TUNE_PATH, "submit", kModel, "--trials", "24", "--wait", "--json",
+                           "--strategy", "evolutionary", "--seed", "3", "--population", "16",
+                           "--cost-model", "none", "--coordinator", address_},
+                          dir_.Sub("submit.out"));
+  ASSERT_EQ(code, 0) << out << testing::ReadText(dir_.Sub("coordinator.log"));
+  nlohmann::json last = nlohmann::json::parse(testing::LastJsonLine(out));
+  EXPECT_EQ(last["state"], "done");
+  int64_t job = last["job"].get<int64_t>();
+  // --wait drew the task table of `tune run`.
+  EXPECT_THAT(out, ::testing::HasSubstr("Total trials:"));
+  EXPECT_THAT(out, ::testing::HasSubstr("GFLOP/s"));
+  {
+    database::SqliteDatabase db(db_path_);
+    nlohmann::json stored = nlohmann::json::parse(db.GetJob(job)->options_json);
+    EXPECT_EQ(stored, (nlohmann::json{{"strategy", "evolutionary"},
+                                      {"seed", 3},
+                                      {"population", 16},
+                                      {"cost_model", "none"}}));
+  }
+  coordinator->Kill(SIGTERM);
+  coordinator->Wait();
+  // Every line of both daemons is one JSON object with the five keys.
+  bool searched = false;
+  for (const auto& [log, component] : {std::pair{dir_.Sub("coordinator.log"), "coordinator"},
+                                       std::pair{dir_.Sub("worker0.log"), "worker"}}) {
+    std::istringstream lines(testing::ReadText(log));
+    int count = 0;
+    for (std::string line; std::getline(lines, line);) {
+      nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+      ASSERT_TRUE(j.is_object()) << log << ": not a JSON line: " << line;
+      for (const char* key : {"time", "level", "component", "message", "fields"}) {
+        EXPECT_TRUE(j.contains(key)) << key << " missing in " << line;
+      }
+      EXPECT_EQ(j["component"], component) << line;
+      EXPECT_TRUE(j["fields"].is_object()) << line;
+      ++count;
+      // The job ran with the options it was submitted with, not the daemon's defaults.
+      if (j["message"].get<std::string>().rfind("job " + std::to_string(job) + " searching", 0) ==
+          0) {
+        searched = true;
+        EXPECT_EQ(j["fields"]["strategy"], "evolutionary") << line;
+        EXPECT_EQ(j["fields"]["seed"], 3) << line;
+        EXPECT_EQ(j["fields"]["population"], 16) << line;
+      }
+    }
+    EXPECT_GT(count, 0) << log;
+  }
+  EXPECT_TRUE(searched) << testing::ReadText(dir_.Sub("coordinator.log"));
+}
+
+// An HTTP GET of `path` on 127.0.0.1:`port`: the whole response, or "" when none came.
+std::string HttpGet(int port, const std::string& path) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    std::string request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      timeval timeout{5, 0};
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+      char buf[4096];
+      for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) response.append(buf, buf + n);
+    }
+  }
+  close(fd);
+  return response;
+}
+
+TEST_F(ServiceTest, CancelStopsAJobWatchersSeeItAndMetricsCountIt) {
+  int metrics_port = testing::FreePort();
+  auto coordinator =
+      StartCoordinator({"--metrics", "tcp://127.0.0.1:" + std::to_string(metrics_port)});
+  auto worker = StartWorker(0, 0.05);
+  int64_t job = Submit(400);
+  ASSERT_GT(job, 0);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        nlohmann::json s = Status(job);
+        return s.is_object() && s["trials_done"].get<int64_t>() >= 8;
+      },
+      30));
+  Process watch({TUNE_PATH, "watch", std::to_string(job), "--json", "--coordinator", address_},
+                dir_.Sub("watch.out"));
+  // The watcher is subscribed once it has printed its first event.
+  ASSERT_TRUE(WaitFor([&] { return !testing::ReadText(dir_.Sub("watch.out")).empty(); }, 20));
+  auto [code, out] = Tune({"cancel", std::to_string(job), "--json"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(nlohmann::json::parse(testing::LastJsonLine(out))["state"], "cancelled");
+  int status = watch.Wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);  // the job did not finish
+  std::string watched = testing::ReadText(dir_.Sub("watch.out"));
+  EXPECT_EQ(nlohmann::json::parse(testing::LastJsonLine(watched))["state"], "cancelled") << watched;
+  // The coordinator goes on with the next job; the cancelled one stays cancelled.
+  int64_t next = Submit(16);
+  ASSERT_TRUE(WaitForState(next, "done", 60)) << testing::ReadText(dir_.Sub("coordinator.log"));
+  EXPECT_EQ(Status(job)["state"], "cancelled");
+  int64_t stored = 0;
+  {
+    database::SqliteDatabase db(db_path_);
+    stored = db.CountRecords();
+    EXPECT_LT(static_cast<int64_t>(db.History({.job_id = job, .limit = 1000}).size()), 400);
+  }
+  std::string metrics = HttpGet(metrics_port, "/metrics");
+  EXPECT_THAT(metrics, ::testing::HasSubstr("200 OK"));
+  EXPECT_THAT(metrics, ::testing::HasSubstr("kiln_jobs{state=\"cancelled\"} 1"));
+  EXPECT_THAT(metrics, ::testing::HasSubstr("kiln_jobs{state=\"done\"} 1"));
+  EXPECT_THAT(metrics, ::testing::HasSubstr("kiln_trials_total " + std::to_string(stored)));
+  EXPECT_THAT(metrics, ::testing::HasSubstr("kiln_workers{state=\"idle\"} 1"));
 }
 
 TEST_F(ServiceTest, TuneCommandsWithoutACoordinatorFailClearly) {

@@ -53,7 +53,7 @@ ResultsMsg Results() {
 }
 
 std::vector<Message> AllKinds() {
-  return {RegisterMsg{"w-1", "cpu-zen4", "llvm", true, true, 2, "AMD EPYC, 2 cores", "host"},
+  return {RegisterMsg{"w-1", "cpu-zen4", "llvm", true, true, 2, "AMD EPYC, 2 cores", "host", 64, 2},
           RegisteredMsg{true, "", 500},
           HeartbeatMsg{"w-1", 3},
           Batch(),
@@ -61,7 +61,15 @@ std::vector<Message> AllKinds() {
           SubmitMsg{"model.onnx", std::string("\0\1binary\xff", 9), "llvm", "cpu-zen4", 64,
                     "{\"seed\": 1}"},
           SubmittedMsg{17},
-          JobEventMsg{17, "running", 10, 64, {{0, "matmul", 10, 48, 1e-3}}, "", "m", "llvm"},
+          JobEventMsg{17,
+                      "running",
+                      10,
+                      64,
+                      {{0, "matmul", 10, 48, 1e-3, 2, 4e6, 5e-3, true}},
+                      "",
+                      "m",
+                      "llvm",
+                      1.5},
           CancelMsg{17},
           QueryMsg{QueryMsg::Kind::kWatch, 17},
           WorkerListMsg{{{"w-1", "cpu-zen4", "llvm", "busy", 4, 0.2, "hw"}}},
@@ -219,6 +227,8 @@ TEST(WireConvert, FieldsLaterLayersRelyOnAreChecked) {
   };
   expect_parse(RegisterMsg{"", "cpu", "llvm", true, true, 1, "", ""}, "workerId is empty");
   expect_parse(RegisterMsg{"w", "cpu", "llvm", true, true, 0, "", ""}, "concurrency 0");
+  expect_parse(RegisterMsg{"w", "cpu", "llvm", true, true, 1, "", "", 48}, "vectorBytes 48");
+  expect_parse(RegisterMsg{"w", "cpu", "llvm", true, true, 1, "", "", 64, 1 << 20}, "numCores");
   MeasureBatchMsg batch = Batch();
   batch.settings.timing.repeat = 0;
   expect_parse(batch, "out of range");

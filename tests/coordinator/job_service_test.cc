@@ -1,0 +1,188 @@
+// JobService without sockets: a job runs over the Dispatcher while the test plays a worker
+// (it takes the batches the dispatcher assigns, reads each candidate's scheduled function
+// and answers). The design space fits the registered worker's vector width, a job's options
+// (strategy, seed, population, untuned timing) are honoured, a second job of the same
+// workload starts from the best stored record, and progress goes out as events.
+#include "coordinator/job_service.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <thread>
+
+#include "coordinator/job_options.h"
+#include "database/sqlite_database.h"
+#include "ir/structural.h"
+#include "ir/text/parser.h"
+#include "tests/search/test_funcs.h"
+
+namespace kiln::coordinator {
+namespace {
+
+struct Played {
+  std::vector<std::string> scheduled;  // every candidate's text, in dispatch order
+  int widest_vector = 0;               // widest T.vectorized extent seen
+  int untuned = 0;                     // candidates whose trace is empty (the untuned kernel)
+};
+
+// Runs `job` on a thread while answering its batches as a worker registered with
+// `vector_bytes` would: each candidate "takes" a time drawn from its text, so that runs
+// agree on which is best.
+Played PlayWorker(JobService& jobs, Dispatcher& dispatcher, int64_t job, uint32_t vector_bytes) {
+  Played played;
+  schemas::RegisterMsg info{"w", "cpu-test", "llvm", true,         true,
+                            2,   "test",     "host", vector_bytes, 2};
+  double now = MonotonicSeconds();
+  dispatcher.OnRegister("w-identity", info, now);
+  std::atomic<bool> finished{false};
+  std::thread runner([&] {
+    jobs.RunJob(job);
+    finished = true;
+  });
+  std::regex vectorized(R"(T\.vectorized\((\d+)\))");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!finished && std::chrono::steady_clock::now() < deadline) {
+    now = MonotonicSeconds();
+    dispatcher.OnHeartbeat("w-identity", {"w", 0}, now);
+    for (auto& [identity, batch] : dispatcher.TakeBatches(now)) {
+      schemas::ResultsMsg results;
+      results.batch_id = batch.batch_id;
+      results.worker_id = "w";
+      for (const schemas::CandidateMsg& c : batch.candidates) {
+        played.scheduled.push_back(c.scheduled);
+        if (c.trace == "[]" || c.trace.empty() || c.trace.find("GetSBlock") == std::string::npos) {
+          ++played.untuned;
+        }
+        for (std::sregex_iterator it(c.scheduled.begin(), c.scheduled.end(), vectorized), end;
+             it != end; ++it) {
+          played.widest_vector = std::max(played.widest_vector, std::stoi((*it)[1]));
+        }
+        schemas::CandidateResultMsg r;
+        r.id = c.id;
+        r.result.median_seconds =
+            1e-4 * static_cast<double>(1 + std::hash<std::string>{}(c.scheduled) % 1000);
+        r.result.repeat_seconds = {r.result.median_seconds};
+        r.result.correctness_checked = true;
+        results.results.push_back(std::move(r));
+      }
+      dispatcher.OnResults(identity, results, now);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  runner.join();
+  return played;
+}
+
+class JobServiceTest : public ::testing::Test {
+ protected:
+  JobServiceTest() : db_(":memory:"), dispatcher_(DispatcherOptions{}) {
+    options_.cost_model = "none";
+    options_.tuner.trials_per_round = 8;
+  }
+  int64_t Submit(int64_t trials, nlohmann::json options) {
+    JobSpec spec;
+    spec.model = "matmul";
+    spec.trials = trials;
+    spec.options = std::move(options);
+    spec.tasks.push_back({"matmul", search::testing::MakeMatmul(64, 64, 64), 1});
+    return jobs_->SubmitJob(spec);
+  }
+  void SetUp() override { jobs_ = std::make_unique<JobService>(db_, dispatcher_, options_); }
+
+  database::SqliteDatabase db_;
+  Dispatcher dispatcher_;
+  JobServiceOptions options_;
+  std::unique_ptr<JobService> jobs_;
+};
+
+TEST_F(JobServiceTest, TheDesignSpaceFitsTheRegisteredVectorWidth) {
+  int64_t narrow = Submit(24, {{"strategy", "random"}, {"measure_untuned", false}});
+  Played sse = PlayWorker(*jobs_, dispatcher_, narrow, 16);
+  ASSERT_EQ(db_.GetJob(narrow)->state, database::JobState::kDone) << db_.GetJob(narrow)->error;
+  ASSERT_EQ(sse.scheduled.size(), 24u);
+  // 16 bytes hold 4 float32: no vectorized loop is wider.
+  EXPECT_GT(sse.widest_vector, 0);
+  EXPECT_LE(sse.widest_vector, 4);
+
+  int64_t wide = Submit(24, {{"strategy", "random"}, {"measure_untuned", false}, {"seed", 2}});
+  Played avx512 = PlayWorker(*jobs_, dispatcher_, wide, 64);
+  ASSERT_EQ(db_.GetJob(wide)->state, database::JobState::kDone) << db_.GetJob(wide)->error;
+  EXPECT_GT(avx512.widest_vector, 4);
+  EXPECT_LE(avx512.widest_vector, 16);
+}
+
+TEST_F(JobServiceTest, OptionsAreHonouredAndBadOnesRefusedAtSubmit) {
+  // The same seed draws the same candidates; another seed others.
+  nlohmann::json options = {{"strategy", "random"}, {"seed", 5}, {"measure_untuned", false}};
+  Played first = PlayWorker(*jobs_, dispatcher_, Submit(8, options), 64);
+  Played again = PlayWorker(*jobs_, dispatcher_, Submit(8, options), 64);
+  options["seed"] = 6;
+  Played other = PlayWorker(*jobs_, dispatcher_, Submit(8, options), 64);
+  ASSERT_EQ(first.scheduled.size(), 8u);
+  EXPECT_EQ(first.scheduled, again.scheduled);
+  EXPECT_NE(first.scheduled, other.scheduled);
+  // Untuned timing is one extra measurement per task, never stored as a record.
+  int64_t job = Submit(8, {{"strategy", "random"}, {"measure_untuned", true}, {"seed", 9}});
+  Played timed = PlayWorker(*jobs_, dispatcher_, job, 64);
+  EXPECT_EQ(timed.scheduled.size(), 9u);
+  EXPECT_EQ(timed.untuned, 1);
+  EXPECT_EQ(db_.History({.job_id = job, .limit = 100}).size(), 8u);
+
+  for (const nlohmann::json& bad :
+       {nlohmann::json{{"strategy", "annealing"}}, nlohmann::json{{"population", 0}},
+        nlohmann::json{{"seed", -1}}, nlohmann::json{{"colour", "red"}}}) {
+    try {
+      Submit(8, bad);
+      ADD_FAILURE() << "accepted " << bad.dump();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kParse);
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(bad.begin().key())) << bad.dump();
+    }
+  }
+}
+
+TEST_F(JobServiceTest, ASecondJobStartsFromTheBestStoredRecord) {
+  nlohmann::json options = {
+      {"strategy", "evolutionary"}, {"population", 32}, {"measure_untuned", false}};
+  std::vector<search::TuneReport> reports;
+  std::vector<schemas::JobEventMsg> events;
+  jobs_->SetReportObserver([&](int64_t, const search::TuneReport& r) { reports.push_back(r); });
+  jobs_->SetEventSink([&](const schemas::JobEventMsg& e) { events.push_back(e); });
+  int64_t first = Submit(16, options);
+  PlayWorker(*jobs_, dispatcher_, first, 64);
+  ASSERT_FALSE(reports.empty());
+  ASSERT_TRUE(reports.back().finished);
+  double first_best = reports.back().tasks[0].best_seconds;
+  ASSERT_GT(first_best, 0);
+  EXPECT_EQ(reports.back().tasks[0].seeded_seconds, 0);
+  // Events: the job ran, then ended done, with the task's progress.
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().state, "done");
+  EXPECT_EQ(events.back().trials_done, 16u);
+  EXPECT_GT(events.back().tasks[0].flop, 0);
+  EXPECT_TRUE(events.back().tasks[0].done);
+
+  // The seeds of the next job: the best fifth of its population (6 of the 16 records).
+  std::set<std::string> seeds;
+  for (const auto& r : db_.TopK(ir::StructuralHashHex(search::testing::MakeMatmul(64, 64, 64)),
+                                "llvm", "cpu-test", 6)) {
+    seeds.insert(r.trace_json);
+  }
+  ASSERT_EQ(seeds.size(), 6u);
+
+  reports.clear();
+  int64_t second = Submit(8, options);
+  PlayWorker(*jobs_, dispatcher_, second, 64);
+  ASSERT_FALSE(reports.empty());
+  const search::TaskReport& task = reports.back().tasks[0];
+  EXPECT_DOUBLE_EQ(task.seeded_seconds, first_best);
+  EXPECT_LE(task.best_seconds, first_best);
+  ASSERT_TRUE(task.best_trace.has_value());
+  for (const auto& r : db_.History({.job_id = second, .limit = 100})) {
+    EXPECT_FALSE(seeds.count(r.trace_json)) << "a seed was measured again";  // never twice
+  }
+}
+
+}  // namespace
+}  // namespace kiln::coordinator
