@@ -127,6 +127,31 @@ def axpb(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32")):
   ExpectCompiles(source);
 }
 
+TEST(CudaEmitterTest, Float16ArithmeticAndLocalBuffersCompile) {
+  EmittedSource source = EmitText(R"(@T.prim_func
+def scale_f16(A: T.Buffer((1024,), "float16"), B: T.Buffer((1024,), "float16")):
+    L = T.alloc_buffer((1024,), "float16", scope="local")
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            for v in T.vectorized(4):
+                with T.block("L"):
+                    vi = T.axis.spatial(1024, bx * 256 + tx * 4 + v)
+                    T.reads(A[vi])
+                    T.writes(L[vi])
+                    L[vi] = T.max(A[vi] * T.float16(0.5), T.float16(-1.0))
+            for v in T.vectorized(4):
+                with T.block("B"):
+                    vi = T.axis.spatial(1024, bx * 256 + tx * 4 + v)
+                    T.reads(L[vi])
+                    T.writes(B[vi])
+                    B[vi] = L[vi] + T.float16(1.0)
+)");
+  // Arithmetic stays in half (rounded per operation, as the interpreter rounds).
+  EXPECT_NE(source.code.find("kiln_max<half>("), std::string::npos) << source.code;
+  EXPECT_NE(source.code.find("half L["), std::string::npos) << source.code;
+  ExpectCompiles(source);
+}
+
 TEST(CudaEmitterTest, SymbolicShapesAreParametersAndLaunchExpressions) {
   EmittedSource source = EmitText(R"(@T.prim_func
 def scale(A: T.Buffer(("n",), "float32"), B: T.Buffer(("n",), "float32")):
