@@ -256,6 +256,30 @@ void main() {
   EXPECT_TRUE(outcome.process.timed_out) << outcome.process.Describe();
 }
 
+TEST_F(VulkanRuntimeTest, WildStoreEndsOnlyTheRunnerOrIsDropped) {
+  // Stores a gigabyte past the buffer: a driver either kills the runner (a signal, which the
+  // measurer reports as a runtime error) or drops them (lavapipe checks bounds); the caller
+  // goes on either way, and nothing inside the buffer changes.
+  constexpr char kWild[] = R"(#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, set = 0, binding = 2) buffer C_ { float C[]; };
+void main() { C[(1 << 28) + int(gl_GlobalInvocationID.x) * 4096] = 1.0; }
+)";
+  RunnerOutcome outcome = Run(kWild, {4, 1, 1}, {64, 1, 1}, /*time_limit_s=*/30);
+  ASSERT_FALSE(outcome.process.timed_out) << outcome.process.Describe();
+  if (!outcome.process.exited) {
+    EXPECT_GT(outcome.process.signal, 0) << outcome.process.Describe();
+    return;
+  }
+  ASSERT_TRUE(outcome.process.ok()) << outcome.process.Describe() << outcome.process.output;
+  ASSERT_EQ(outcome.result.error_kind, MeasureErrorKind::kOk) << outcome.result.message;
+  std::vector<ArgValue> inputs = Inputs();
+  MeasureResult unchanged;
+  CheckOutputs({std::get<HostTensor>(inputs[2])}, {outcome.outputs.at(2)}, unchanged, std::nullopt,
+               {"C"});
+  EXPECT_TRUE(unchanged.ok()) << unchanged.message;
+}
+
 TEST(VulkanRunnerTest, DescribesTheDeviceForTheMeasurer) {
   testing::ScratchDir dir;
   std::string path = dir.Sub("device.json");
