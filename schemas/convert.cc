@@ -51,6 +51,11 @@ void Write(w::Register::Builder b, const RegisterMsg& m) {
   b.setHostname(AsText(m.hostname));
   b.setVectorBytes(m.vector_bytes);
   b.setNumCores(m.num_cores);
+  b.setMaxThreadsPerBlock(m.max_threads_per_block);
+  b.setMaxSharedBytes(m.max_shared_bytes);
+  b.setWarpSize(m.warp_size);
+  auto features = b.initFeatures(static_cast<unsigned>(m.features.size()));
+  for (size_t i = 0; i < m.features.size(); ++i) features.set(i, AsText(m.features[i]));
 }
 
 void Write(w::Registered::Builder b, const RegisteredMsg& m) {
@@ -214,6 +219,25 @@ RegisterMsg Read(w::Register::Reader r) {
   }
   if (m.num_cores > 65536) {
     Malformed("register: numCores " + std::to_string(m.num_cores) + " is not in 0..65536");
+  }
+  m.max_threads_per_block = r.getMaxThreadsPerBlock();
+  m.max_shared_bytes = r.getMaxSharedBytes();
+  m.warp_size = r.getWarpSize();
+  if (m.max_threads_per_block > 65536) {
+    Malformed("register: maxThreadsPerBlock " + std::to_string(m.max_threads_per_block) +
+              " is not in 0..65536");
+  }
+  if (m.warp_size > 1024 || (m.warp_size & (m.warp_size - 1)) != 0) {
+    Malformed("register: warpSize " + std::to_string(m.warp_size) +
+              " is not 0 or a power of two up to 1024");
+  }
+  for (auto f : Bounded(r.getFeatures(), "register: features")) {
+    std::string feature = Str(f);
+    if (feature.empty() || feature.size() > 64) {
+      Malformed("register: a feature name of " + std::to_string(feature.size()) +
+                " characters (1..64 expected)");
+    }
+    m.features.push_back(std::move(feature));
   }
   return m;
 }

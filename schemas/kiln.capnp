@@ -42,6 +42,12 @@ struct Register {
   # cores a parallel kernel may use, so that a job is searched for the device that runs it.
   vectorBytes @8 :UInt32;
   numCores @9 :UInt32;
+  # A GPU's limits (0: unknown, or not a GPU), which the design space sizes thread extents and
+  # shared memory by, and what it computes beyond float32 ("fp16", "fp64", "int64").
+  maxThreadsPerBlock @10 :UInt32;
+  maxSharedBytes @11 :UInt32;  # per block
+  warpSize @12 :UInt32;        # warp / subgroup size
+  features @13 :List(Text);
 }
 
 # Coordinator -> worker.

@@ -25,6 +25,12 @@ struct RegisterMsg {
   std::string hostname;
   uint32_t vector_bytes = 0;  // widest SIMD register; 0: unknown
   uint32_t num_cores = 0;     // cores a parallel kernel may use; 0: unknown
+  // A GPU's (0: unknown, or not a GPU): threads and shared memory per block, warp size, and
+  // what it computes beyond float32 ("fp16", "fp64", "int64").
+  uint32_t max_threads_per_block = 0;
+  uint32_t max_shared_bytes = 0;
+  uint32_t warp_size = 0;
+  std::vector<std::string> features = {};
   bool operator==(const RegisterMsg&) const = default;
 };
 

@@ -1,6 +1,7 @@
 // The device table with its built-in kinds: the CPU, the fake device and the GPU APIs.
 #include "worker/device_probe.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -19,11 +20,11 @@ struct Registry {
   std::map<std::string, DeviceProbe> probes;
 };
 
-ProbedDevice ProbeCpu() { return {"cpu", DetectCpuDeviceKey(), DetectCpuHardware(), "llvm", ""}; }
+ProbedDevice ProbeCpu() { return {"cpu", DetectCpuDeviceKey(), DetectCpuHardware(), "llvm"}; }
 
 ProbedDevice ProbeFake() {
   RegisterFakeMeasurer();
-  return {kFakeDeviceKind, kFakeDeviceKind, kFakeDeviceKind, "llvm", ""};
+  return {kFakeDeviceKind, kFakeDeviceKind, kFakeDeviceKind, "llvm"};
 }
 
 Registry& GetRegistry() {
@@ -84,10 +85,24 @@ ProbedDevice ProbeGpuDevice(const std::string& kind) {
     throw Error(ErrorKind::kUnsupported, e.what());
   }
   const auto* gpu = dynamic_cast<const runtime::gpu::GpuMeasurer*>(measurer.get());
-  if (gpu == nullptr) return {kind, kind, kind, kind, ""};
+  if (gpu == nullptr) return {kind, kind, kind, kind};
   const runtime::gpu::DeviceDescription& d = gpu->device();
   std::string hardware = d.name + (d.platform.empty() ? "" : ", " + d.platform);
-  return {kind, d.key, hardware, kind, runtime::gpu::DeviceToJson(d)};
+  return {kind, d.key, hardware, kind, d};
+}
+
+void AddDeviceFacts(const ProbedDevice& device, schemas::RegisterMsg& message) {
+  if (!device.gpu) return;
+  const codegen::gpu::GpuLimits& l = device.gpu->limits;
+  auto clamp = [](int64_t v) { return static_cast<uint32_t>(std::clamp<int64_t>(v, 0, 1 << 30)); };
+  message.hardware = device.hardware;
+  message.max_threads_per_block = clamp(l.max_threads_per_block);
+  message.max_shared_bytes = clamp(l.max_shared_bytes);
+  message.warp_size = clamp(l.warp_size);
+  message.features.clear();
+  if (l.fp16) message.features.push_back("fp16");
+  if (l.fp64) message.features.push_back("fp64");
+  if (l.int64) message.features.push_back("int64");
 }
 
 }  // namespace kiln::worker

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
                                                    .target = target,
                                                    .build_jobs = build_jobs,
                                                    .hostname = host});
-    if (!probed.description_json.empty()) options.info.hardware = probed.hardware;
+    kiln::worker::AddDeviceFacts(probed, options.info);
     if (!keys.empty()) {
       kiln::schemas::CurveKeyPair own = kiln::schemas::ReadCurveKeyFile(keys + "/worker.key");
       KILN_CHECK(!own.secret_key.empty(), kiln::ErrorKind::kParse,

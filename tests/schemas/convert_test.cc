@@ -54,6 +54,20 @@ ResultsMsg Results() {
 
 std::vector<Message> AllKinds() {
   return {RegisterMsg{"w-1", "cpu-zen4", "llvm", true, true, 2, "AMD EPYC, 2 cores", "host", 64, 2},
+          RegisterMsg{"w-2",
+                      "cuda-h100",
+                      "cuda",
+                      true,
+                      true,
+                      4,
+                      "NVIDIA H100 80GB HBM3",
+                      "gpu-host",
+                      0,
+                      0,
+                      1024,
+                      49152,
+                      32,
+                      {"fp16", "fp64", "int64"}},
           RegisteredMsg{true, "", 500},
           HeartbeatMsg{"w-1", 3},
           Batch(),
@@ -229,6 +243,13 @@ TEST(WireConvert, FieldsLaterLayersRelyOnAreChecked) {
   expect_parse(RegisterMsg{"w", "cpu", "llvm", true, true, 0, "", ""}, "concurrency 0");
   expect_parse(RegisterMsg{"w", "cpu", "llvm", true, true, 1, "", "", 48}, "vectorBytes 48");
   expect_parse(RegisterMsg{"w", "cpu", "llvm", true, true, 1, "", "", 64, 1 << 20}, "numCores");
+  expect_parse(RegisterMsg{"w", "cuda-h100", "cuda", true, true, 1, "", "", 0, 0, 1024, 49152, 48},
+               "warpSize 48");
+  expect_parse(RegisterMsg{"w", "cuda-h100", "cuda", true, true, 1, "", "", 0, 0, 1 << 20},
+               "maxThreadsPerBlock");
+  expect_parse(
+      RegisterMsg{"w", "cuda-h100", "cuda", true, true, 1, "", "", 0, 0, 1024, 0, 32, {"fp16", ""}},
+      "feature name of 0 characters");
   MeasureBatchMsg batch = Batch();
   batch.settings.timing.repeat = 0;
   expect_parse(batch, "out of range");

@@ -17,7 +17,7 @@ TEST(DeviceProbeTest, CpuIsAlwaysThere) {
   EXPECT_EQ(cpu.key.rfind("cpu-", 0), 0u) << cpu.key;
   EXPECT_EQ(cpu.target, "llvm");
   EXPECT_FALSE(cpu.hardware.empty());
-  EXPECT_TRUE(cpu.description_json.empty());
+  EXPECT_FALSE(cpu.gpu.has_value());
 }
 
 TEST(DeviceProbeTest, EveryGpuApiHasAnEntry) {
@@ -41,9 +41,36 @@ TEST(DeviceProbeTest, UnknownKindListsTheKnownOnes) {
 
 TEST(DeviceProbeTest, AddingAKindIsOneCall) {
   RegisterDeviceProbe("test-accelerator", [] {
-    return ProbedDevice{"test-accelerator", "test-accelerator-v1", "a test device", "c", ""};
+    return ProbedDevice{"test-accelerator", "test-accelerator-v1", "a test device", "c"};
   });
   EXPECT_EQ(ProbeDevice("test-accelerator").key, "test-accelerator-v1");
+}
+
+TEST(DeviceProbeTest, AGpuRegistersItsLimitsAndFeatures) {
+  runtime::gpu::DeviceDescription h100;
+  h100.kind = "cuda";
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.key = "cuda-h100";
+  h100.limits.max_threads_per_block = 1024;
+  h100.limits.max_shared_bytes = 48 * 1024;
+  h100.limits.warp_size = 32;
+  h100.limits.fp16 = true;
+  h100.limits.fp64 = true;
+  h100.limits.int64 = true;
+  ProbedDevice probed{"cuda", "cuda-h100", "NVIDIA H100 80GB HBM3, sm_90", "cuda", h100};
+  schemas::RegisterMsg m;
+  m.hardware = "cuda";
+  AddDeviceFacts(probed, m);
+  EXPECT_EQ(m.hardware, "NVIDIA H100 80GB HBM3, sm_90");
+  EXPECT_EQ(m.max_threads_per_block, 1024u);
+  EXPECT_EQ(m.max_shared_bytes, 49152u);
+  EXPECT_EQ(m.warp_size, 32u);
+  EXPECT_EQ(m.features, (std::vector<std::string>{"fp16", "fp64", "int64"}));
+
+  schemas::RegisterMsg cpu;
+  AddDeviceFacts(ProbeDevice("cpu"), cpu);
+  EXPECT_EQ(cpu.max_threads_per_block, 0u);
+  EXPECT_TRUE(cpu.features.empty());
 }
 
 // Whether this machine has a CUDA device (then the absent-device checks do not apply).
