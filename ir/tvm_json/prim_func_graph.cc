@@ -80,8 +80,20 @@ class FuncReader {
     Expect(func, "tirx.PrimFunc");
     auto node = std::make_shared<PrimFuncNode>();
     node->name = std::move(name);
+    // TVM 0.24 to 0.26: handle parameters and a map from them to their buffers.
+    std::map<int64_t, int64_t> buffer_map;
+    if (g_.HasField(func, "buffer_map")) {
+      for (auto [param, buffer] : g_.Entries(g_.Ref(func, "buffer_map"))) {
+        buffer_map[param] = buffer;
+      }
+    }
     for (int64_t p : g_.Elements(g_.Ref(func, "params"))) {
-      if (IsBufferVar(p)) {
+      if (auto it = buffer_map.find(p); it != buffer_map.end()) {
+        Buffer buffer = BufferAt(it->second);
+        Var handle(g_.StringValue(g_.Ref(p, "name")), DataType::Handle());
+        node->params.push_back(handle);
+        node->buffer_map.emplace_back(handle, buffer);
+      } else if (IsBufferVar(p)) {
         // Kiln's parser gives a tensor parameter a handle Var and a Buffer with its own data Var.
         Buffer buffer = BufferAt(p);
         Var handle(buffer->name, DataType::Handle());
@@ -105,7 +117,41 @@ class FuncReader {
   }
 
  private:
-  const std::string& Type(int64_t n) const { return g_.node(n).type_key; }
+  // The node's type as TVM 0.27 names it. TVM 0.24 to 0.26 wrote TensorIR nodes under "tirx."
+  // ("tirx.Var", "tirx.Add", "tirx.BufferLoad", "tirx.SBlock"), with inline dtypes and buffers
+  // as objects of their own; the reader takes both and tells them apart by their fields.
+  std::string Type(int64_t n) const {
+    const std::string& type = g_.node(n).type_key;
+    static const std::map<std::string, std::string, std::less<>> kRenamed = {
+        {"tirx.Var", "ir.Var"},
+        {"tirx.SizeVar", "ir.Var"},
+        {"tirx.SBlock", "s_tir.SBlock"},
+        {"tirx.SBlockRealize", "s_tir.SBlockRealize"},
+        {"tirx.BufferLoad", "ir.TensorLoad"},
+        {"tirx.BufferRegion", "ir.TensorRegion"},
+        {"tirx.Call", "ir.Call"},
+        {"tirx.StringImm", "ir.StringImm"}};
+    if (auto it = kRenamed.find(type); it != kRenamed.end()) return it->second;
+    if (type.rfind("tirx.", 0) == 0) {
+      std::string prim = "prim." + type.substr(5);
+      if (FindBinary(prim) || prim == "prim.Not" || prim == "prim.Select" || prim == "prim.Cast" ||
+          prim == "prim.Ramp" || prim == "prim.Broadcast" || prim == "prim.Let") {
+        return prim;
+      }
+    }
+    return type;
+  }
+
+  // Whether the field holds an inline string (0.24 to 0.26's dtypes) rather than a reference.
+  bool InlineString(int64_t n, std::string_view field) const {
+    if (!g_.HasField(n, field)) return false;
+    try {
+      g_.Str(n, field);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }
 
   void Expect(int64_t n, std::string_view type) const {
     KILN_CHECK(Type(n) == type, ErrorKind::kParse, g_.Where(n) + ": expected " + std::string(type));
@@ -118,6 +164,12 @@ class FuncReader {
   }
 
   DataType DtypeOf(int64_t n) const {
+    if (InlineString(n, "dtype")) {
+      std::optional<DataType> dtype = DataType::Parse(g_.Str(n, "dtype"));
+      KILN_CHECK(dtype.has_value(), ErrorKind::kUnsupported,
+                 g_.Where(n) + ": dtype \"" + g_.Str(n, "dtype") + "\" is not one Kiln has");
+      return *dtype;
+    }
     int64_t ty = g_.Ref(n, "ty");
     KILN_CHECK(Type(ty) == "ir.PrimType", ErrorKind::kUnsupported,
                g_.Where(n) + ", field \"ty\": " + g_.Where(ty) + " is not a scalar type");
@@ -129,7 +181,8 @@ class FuncReader {
   }
 
   bool IsBufferVar(int64_t n) const {
-    return Type(n) == "ir.Var" && Type(g_.Ref(n, "ty")) == "tirx.BufferType";
+    return Type(n) == "ir.Var" && g_.HasField(n, "ty") &&
+           Type(g_.Ref(n, "ty")) == "tirx.BufferType";
   }
 
   Var VarAt(int64_t n) {
@@ -152,6 +205,7 @@ class FuncReader {
 
   Buffer BufferAt(int64_t n) {
     if (auto it = buffers_.find(n); it != buffers_.end()) return it->second;
+    if (Type(n) == "tirx.Buffer") return OlderBufferAt(n);
     KILN_CHECK(IsBufferVar(n), ErrorKind::kParse, g_.Where(n) + ": expected a buffer variable");
     KILN_CHECK(in_progress_.insert(n).second, ErrorKind::kParse,
                g_.Where(n) + ": the buffer's type refers to the buffer itself");
@@ -187,6 +241,53 @@ class FuncReader {
     node->align = align == kTvmDefaultAlign ? 0 : align;
     KILN_CHECK(!g_.HasField(type, "layout") || g_.IsNull(g_.Ref(type, "layout")),
                ErrorKind::kUnsupported, g_.Where(type) + ": a buffer layout is not supported");
+    node->data = Var(node->name, DataType::Handle());
+    Buffer buffer(std::move(node));
+    in_progress_.erase(n);
+    buffers_.emplace(n, buffer);
+    return buffer;
+  }
+
+  // TVM 0.24 to 0.26: a "tirx.Buffer" with an inline dtype, its name, and a data variable whose
+  // pointer type holds the storage scope.
+  Buffer OlderBufferAt(int64_t n) {
+    KILN_CHECK(in_progress_.insert(n).second, ErrorKind::kParse,
+               g_.Where(n) + ": the buffer refers to itself");
+    auto node = std::make_shared<BufferNode>();
+    node->name = g_.StringValue(g_.Ref(n, "name"));
+    std::optional<DataType> dtype = DataType::Parse(g_.Str(n, "dtype"));
+    KILN_CHECK(dtype && !dtype->is_handle(), ErrorKind::kUnsupported,
+               g_.Where(n) + ", field \"dtype\": " + g_.Str(n, "dtype") +
+                   " is not an element type Kiln has");
+    node->dtype = *dtype;
+    for (int64_t e : g_.Elements(g_.Ref(n, "shape"))) node->shape.push_back(IndexAt(e, n));
+    for (int64_t e : g_.Elements(g_.Ref(n, "strides"))) node->strides.push_back(IndexAt(e, n));
+    KILN_CHECK(node->strides.empty() || node->strides.size() == node->shape.size(),
+               ErrorKind::kParse,
+               g_.Where(n) + ": " + std::to_string(node->strides.size()) + " strides for " +
+                   std::to_string(node->shape.size()) + " dimensions");
+    KILN_CHECK(
+        !g_.HasField(n, "axis_separators") || g_.Elements(g_.Ref(n, "axis_separators")).empty(),
+        ErrorKind::kUnsupported, g_.Where(n) + ": axis separators are not supported");
+    KILN_CHECK(!g_.HasField(n, "layout") || g_.IsNull(g_.Ref(n, "layout")), ErrorKind::kUnsupported,
+               g_.Where(n) + ": a buffer layout is not supported");
+    node->elem_offset = IntImm(DataType::Int(32), 0);
+    int64_t offset = g_.Ref(n, "elem_offset");
+    if (!g_.IsNull(offset)) {
+      Expr e = IndexAt(offset, n);
+      if (!IsConstInt(e, 0)) node->elem_offset = e;
+    }
+    int64_t align = g_.Int(n, "data_alignment");
+    KILN_CHECK(align >= 0, ErrorKind::kParse, g_.Where(n) + ", field \"data_alignment\": negative");
+    node->align = align == kTvmDefaultAlign ? 0 : align;
+    int64_t data = g_.Ref(n, "data");
+    KILN_CHECK(Type(data) == "ir.Var", ErrorKind::kParse,
+               g_.Where(n) + ", field \"data\": expected a variable");
+    int64_t pointer = g_.Ref(data, "type_annotation");
+    if (!g_.IsNull(pointer) && Type(pointer) == "ir.PointerType") {
+      std::string scope = g_.StringValue(g_.Ref(pointer, "storage_scope"));
+      if (!scope.empty()) node->scope = scope;
+    }
     node->data = Var(node->name, DataType::Handle());
     Buffer buffer(std::move(node));
     in_progress_.erase(n);
@@ -236,7 +337,8 @@ class FuncReader {
       DataType dtype = DtypeOf(n);
       KILN_CHECK(dtype.is_integral() && dtype.is_scalar(), ErrorKind::kParse,
                  g_.Where(n) + ": an IntImm of dtype " + dtype.ToString());
-      return IntImm(dtype, g_.BoxedInt(n, "value"));
+      // 0.24 to 0.26 write the value inline, with the dtype.
+      return IntImm(dtype, InlineString(n, "dtype") ? g_.Int(n, "value") : g_.BoxedInt(n, "value"));
     }
     if (type == "ir.FloatImm") {
       DataType dtype = DtypeOf(n);
@@ -244,7 +346,10 @@ class FuncReader {
                  g_.Where(n) + ": a FloatImm of dtype " + dtype.ToString());
       return FloatImm(dtype, g_.Float(n, "value"));
     }
-    if (type == "ir.StringImm") return StringImm(g_.StringValue(g_.Ref(n, "value")));
+    if (type == "ir.StringImm") {
+      return StringImm(InlineString(n, "value") ? g_.Str(n, "value")
+                                                : g_.StringValue(g_.Ref(n, "value")));
+    }
     if (const BinaryKind* kind = FindBinary(type)) return kind->make(sub("a"), sub("b"));
     if (type == "prim.Not") return Not(sub("a"));
     if (type == "prim.Select") {
@@ -258,7 +363,7 @@ class FuncReader {
       return Let(var, sub("value"), sub("body"));
     }
     if (type == "ir.TensorLoad") {
-      Buffer buffer = BufferAt(g_.Ref(n, "source"));
+      Buffer buffer = BufferAt(g_.Ref(n, g_.HasField(n, "source") ? "source" : "buffer"));
       std::vector<Expr> indices = ExprsAt(g_.Ref(n, "indices"), depth);
       KILN_CHECK(indices.size() == buffer.ndim(), ErrorKind::kParse,
                  g_.Where(n) + ": " + std::to_string(indices.size()) + " indices into " +
@@ -379,6 +484,11 @@ class FuncReader {
                         g_.IsNull(else_case) ? Stmt() : StmtAt(else_case, depth + 1));
     }
     if (type == "tirx.Evaluate") return Evaluate(expr("value"));
+    if (type == "tirx.LetStmt") {
+      Var var = VarAt(g_.Ref(n, "var"));
+      Expr value = expr("value");
+      return LetStmt(var, value, sub("body"));
+    }
     if (type == "tirx.AttrStmt") {
       // Kiln drops `T.attr` pragmas as its TVMScript parser does; nothing else has a form.
       const std::string& key = g_.StringValue(g_.Ref(n, "attr_key"));
@@ -457,7 +567,7 @@ class FuncReader {
     std::vector<BufferRegion> out;
     for (int64_t r : g_.Elements(array)) {
       Expect(r, "ir.TensorRegion");
-      BufferRegion region{BufferAt(g_.Ref(r, "source")), {}};
+      BufferRegion region{BufferAt(g_.Ref(r, g_.HasField(r, "source") ? "source" : "buffer")), {}};
       for (int64_t range : g_.Elements(g_.Ref(r, "region"))) {
         region.region.push_back(RangeAt(range, depth));
       }

@@ -1,9 +1,11 @@
 // TensorIR functions as TVM's JSON object graph: what `tvm.ir.save_json(IRModule)` writes for a
 // module of one PrimFunc, the form a MetaSchedule JSONDatabase keeps its workloads in.
 //
-// The shape read and written is TVM 0.24+'s ("tirx.PrimFunc", "s_tir.SBlock", "ir.TensorLoad";
-// as apache-tvm 0.27 writes it): a parameter that is a tensor is an "ir.Var" whose type is a
-// "tirx.BufferType", and loads, stores and regions name that variable; Kiln's function instead
+// The shape written is apache-tvm 0.27's ("tirx.PrimFunc", "s_tir.SBlock", "ir.TensorLoad"): a
+// parameter that is a tensor is an "ir.Var" whose type is a "tirx.BufferType", and loads, stores
+// and regions name that variable. Reading also takes TVM 0.24 to 0.26's shape ("tirx.Var",
+// "tirx.Add", "tirx.Buffer" objects with a buffer_map, inline dtypes; tested on 0.25's); TVM
+// 0.23 and older ("tir.*" type keys, the legacy graph) is refused by name. Kiln's function
 // has a handle parameter mapped to a Buffer, so reading makes the handle and the Buffer as
 // Kiln's TVMScript parser does, and writing turns them back into one variable. A let binding is
 // a "tirx.Bind" in a statement sequence in TVM and a LetStmt over the rest of the sequence in

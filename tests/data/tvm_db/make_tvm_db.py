@@ -21,6 +21,8 @@ CI never installs TVM: the outputs are committed. Written here, with apache-tvm 
 Set-up and run (outside the repository's .venv; see tests/data/tvm/make_tvm_corpus.py):
     /work/tvm-venv/bin/python tests/data/tvm_db/make_tvm_db.py            # tune and describe
     /work/tvm-venv/bin/python tests/data/tvm_db/make_tvm_db.py --describe # describe only
+    /tmp/tvm025/bin/python tests/data/tvm_db/make_tvm_db.py --graphs-only
+        # with apache-tvm 0.25.0.post1 and apache-tvm-ffi 0.1.12: graphs/tvm-0.25.0.post1/
 
 The database files come from real measurements, so a new run gives other records and run
 times; the tests read whatever the manifest says.
@@ -128,9 +130,15 @@ def main(x: T.Buffer((4, 8), "float32"), idx: T.Buffer((4,), "int32")):
 def write_graphs():
     from tvm.script import from_source
 
+    # Another TVM's graphs go beside, in graphs/tvm-<version>/ (TVM 0.24 to 0.26 write
+    # TensorIR in another shape: "tirx.Var", "tirx.Buffer", inline dtypes).
     out = os.path.join(HERE, "graphs")
-    shutil.rmtree(out, ignore_errors=True)
-    os.makedirs(out)
+    if tvm.__version__ != "0.27.0.post1":
+        out = os.path.join(out, "tvm-" + tvm.__version__)
+    for entry in os.listdir(out) if os.path.isdir(out) else []:
+        if entry.endswith(".json") or entry.endswith(".tir"):
+            os.remove(os.path.join(out, entry))
+    os.makedirs(out, exist_ok=True)
     for name, body in FEATURES.items():
         func = from_source("# from tvm.script import tirx as T\n" + body)
         mod = tvm.IRModule({"main": func})
@@ -195,7 +203,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--describe", action="store_true", help="do not tune, describe only")
     parser.add_argument("--trials", type=int, default=5, help="trials per workload")
+    parser.add_argument("--graphs-only", action="store_true",
+                        help="write graphs/ only (with another TVM: graphs/tvm-<version>/)")
     args = parser.parse_args()
+    if args.graphs_only:
+        write_graphs()
+        return
     if not args.describe:
         tune(args.trials)
     write_graphs()
