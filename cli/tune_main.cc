@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
       kiln::cli::RegisterWatchCommand(app),   kiln::cli::RegisterCancelCommand(app),
       kiln::cli::RegisterWorkersCommand(app), kiln::cli::RegisterKeysCommand(app),
       kiln::cli::RegisterCompileCommand(app), kiln::cli::RegisterBenchCommand(app),
-      kiln::cli::RegisterInferCommand(app),
+      kiln::cli::RegisterInferCommand(app),   kiln::cli::RegisterReportCommand(app),
   };
 
   try {

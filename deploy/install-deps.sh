@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything Kiln needs on a fresh Debian 12 machine, idempotently.
-#   - Debian packages for the C++ build, tests, baselines and device runtimes.
+#   - Debian packages for the C++ build, tests, baselines and device runtimes (chromium:
+#     headless, it renders `tune report`'s page in its test; zlib reads its screenshot).
 #   - A Python virtual environment (.venv by default) with the tools that make test data and
 #     run baselines (onnx, onnxruntime, numpy). The C++ build never depends on it.
 # Run as root (or through sudo). A second run returns in seconds: it only checks.
@@ -17,6 +18,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   mesa-vulkan-drivers libvulkan-dev glslang-dev glslang-tools libshaderc-dev spirv-tools vulkan-tools
   python3-venv
+  chromium zlib1g-dev
 )
 
 missing=()

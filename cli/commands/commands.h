@@ -27,5 +27,6 @@ Command RegisterKeysCommand(CLI::App& parent);
 Command RegisterCompileCommand(CLI::App& parent);
 Command RegisterBenchCommand(CLI::App& parent);
 Command RegisterInferCommand(CLI::App& parent);
+Command RegisterReportCommand(CLI::App& parent);
 
 }  // namespace kiln::cli
