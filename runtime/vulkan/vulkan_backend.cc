@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "codegen/vulkan/vulkan_abi.h"
-#include "runtime/vulkan/spirv_compiler.h"
+#include "runtime/vulkan/spirv_cache.h"
 #include "runtime/vulkan/vulkan_kernel.h"
 #include "support/error.h"
 
@@ -48,8 +48,8 @@ class VulkanBackend : public gpu::GpuBackend {
       }
       std::string violation = LimitViolation(context_->info(), kernel);
       if (!violation.empty()) return violation;
-      SpirvResult spirv = CompileGlslToSpirv(source, launch.symbol + ".comp",
-                                             {codegen::vulkan::EntryMacro(launch.symbol)});
+      SpirvResult spirv = CompileGlslCached(source, launch.symbol + ".comp",
+                                            {codegen::vulkan::EntryMacro(launch.symbol)});
       if (!spirv.ok) return "GLSL of kernel " + launch.symbol + " does not compile: " + spirv.error;
       kernel.spirv = std::move(spirv.words);
       kernels_.push_back(std::move(kernel));

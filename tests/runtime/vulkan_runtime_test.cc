@@ -16,6 +16,7 @@
 #include "runtime/measure_result.h"
 #include "runtime/sandbox_protocol.h"
 #include "runtime/subprocess.h"
+#include "runtime/vulkan/spirv_cache.h"
 #include "runtime/vulkan/spirv_compiler.h"
 #include "runtime/vulkan/vulkan_device.h"
 #include "tests/codegen/test_kernels.h"
@@ -192,6 +193,36 @@ TEST(SpirvCompilerTest, CompilesAComputeShaderAndReportsErrorsWithLines) {
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.error.find("bad.comp:2"), std::string::npos) << bad.error;
   EXPECT_NE(bad.error.find("undeclared"), std::string::npos) << bad.error;
+}
+
+TEST(SpirvCacheTest, StoresCompiledModulesAndRecompilesWhatIsMissingOrCorrupt) {
+  testing::ScratchDir dir;
+  SpirvResult first = CompileGlslCached(kAxpyGlsl, "axpy.comp", {"KILN_ENTRY_axpy"}, dir.path());
+  ASSERT_TRUE(first.ok) << first.error;
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : std::filesystem::directory_iterator(dir.path() / "spirv")) {
+    files.push_back(f.path());
+  }
+  ASSERT_EQ(files.size(), 1u);
+  SpirvResult hit = CompileGlslCached(kAxpyGlsl, "axpy.comp", {"KILN_ENTRY_axpy"}, dir.path());
+  EXPECT_EQ(hit.words, first.words);
+  EXPECT_EQ(hit.compile_seconds, 0);  // not compiled again
+  // Another macro is another module.
+  CompileGlslCached(kAxpyGlsl, "axpy.comp", {"OTHER"}, dir.path());
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path() / "spirv"),
+                          std::filesystem::directory_iterator()),
+            2);
+  // A corrupt entry is compiled again and replaced.
+  WriteFileAtomically(files[0].string(), "not spir-v");
+  SpirvResult again = CompileGlslCached(kAxpyGlsl, "axpy.comp", {"KILN_ENTRY_axpy"}, dir.path());
+  EXPECT_EQ(again.words, first.words);
+  EXPECT_GT(again.compile_seconds, 0);
+  // Errors are not stored.
+  SpirvResult bad =
+      CompileGlslCached("#version 450\nvoid main() { x; }\n", "bad.comp", {}, dir.path());
+  EXPECT_FALSE(bad.ok);
+  EXPECT_FALSE(
+      CompileGlslCached("#version 450\nvoid main() { x; }\n", "bad.comp", {}, dir.path()).ok);
 }
 
 TEST_F(VulkanRuntimeTest, HandWrittenKernelMatchesTheInterpreterAndIsTimed) {
