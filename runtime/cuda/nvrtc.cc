@@ -2,6 +2,7 @@
 // that no toolkit header is needed to build.
 #include "runtime/cuda/nvrtc.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -74,6 +75,11 @@ Nvrtc LoadNvrtc() {
   std::vector<std::string> candidates = {
       EnvOr("KILN_NVRTC", ""),     "libnvrtc.so.13",         "libnvrtc.so.12", "libnvrtc.so",
       home + "/lib64/libnvrtc.so", home + "/lib/libnvrtc.so"};
+  std::string venv = EnvOr("KILN_VENV", "");
+#ifdef KILN_PROJECT_VENV
+  if (venv.empty()) venv = KILN_PROJECT_VENV;
+#endif
+  for (const std::string& path : NvrtcInVirtualEnv(venv)) candidates.push_back(path);
   n.handle = LoadFirstLibrary(candidates, &n.error);
   if (n.handle == nullptr) return n;
   bool all = Resolve(n.handle, "nvrtcGetErrorString", n.GetErrorString) &&
@@ -126,6 +132,23 @@ class Program {
 };
 
 }  // namespace
+
+std::vector<std::string> NvrtcInVirtualEnv(const std::string& venv) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  if (venv.empty() || !fs::is_directory(fs::path(venv) / "lib", ec)) return found;
+  for (const fs::directory_entry& python : fs::directory_iterator(fs::path(venv) / "lib", ec)) {
+    if (python.path().filename().string().rfind("python3", 0) != 0) continue;
+    fs::path nvidia = python.path() / "site-packages" / "nvidia";
+    // CUDA 13's wheels (nvidia-cuda-nvrtc) and CUDA 12's (nvidia-cuda-nvrtc-cu12).
+    for (const fs::path& lib : {nvidia / "cu13" / "lib" / "libnvrtc.so.13",
+                                nvidia / "cuda_nvrtc" / "lib" / "libnvrtc.so.12"}) {
+      if (fs::exists(lib, ec)) found.push_back(lib.string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
 
 bool NvrtcAvailable(std::string* why) {
   const Nvrtc& n = GetNvrtc();

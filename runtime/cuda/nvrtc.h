@@ -4,8 +4,11 @@
 // kiln::Error (kUnsupported, "no CUDA toolkit") and every caller can ask first.
 //
 // The library is looked up as $KILN_NVRTC (a path), then libnvrtc.so.13, .so.12 and .so on
-// the loader's path, then under $CUDA_HOME and /usr/local/cuda. Headers the source includes
-// (cuda_fp16.h) come from the toolkit's include folder beside the library.
+// the loader's path, then under $CUDA_HOME and /usr/local/cuda, then in the project's Python
+// virtual environment ($KILN_VENV, else the .venv of the source tree Kiln was built from),
+// where PyPI's nvidia-cuda-nvrtc and nvidia-cuda-runtime wheels put NVRTC and its headers on
+// machines without the toolkit. Headers the source includes (cuda_fp16.h) come from the
+// include folder beside the library.
 #pragma once
 
 #include <string>
@@ -26,6 +29,10 @@ struct NvrtcOutput {
   std::string cubin;  // empty unless ok and arch is a real architecture
   double seconds = 0;
 };
+
+// The NVRTC libraries that PyPI's wheels installed in the virtual environment `venv`
+// (lib/python3*/site-packages/nvidia/cu13/lib/libnvrtc.so.13, or cuda_nvrtc/lib/ for CUDA 12).
+std::vector<std::string> NvrtcInVirtualEnv(const std::string& venv);
 
 // Whether NVRTC can be loaded here; `why` gets the reason when it cannot.
 bool NvrtcAvailable(std::string* why = nullptr);

@@ -1,6 +1,10 @@
 // NVRTC through dlopen: CUDA C++ to PTX and an sm_90 cubin without a GPU, compile errors as
 // logs, and the toolkit's headers (cuda_fp16.h) found beside the library.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "runtime/cuda/nvrtc.h"
 #include "support/error.h"
@@ -73,6 +77,20 @@ TEST(NvrtcTest, ReportsVersionAndArchitectures) {
   std::vector<int> archs = NvrtcSupportedArchs();
   EXPECT_NE(std::find(archs.begin(), archs.end(), 90), archs.end());
   EXPECT_FALSE(CudaIncludeDir().empty());
+}
+
+TEST(NvrtcTest, FindsTheWheelsLibraryInAVirtualEnvironment) {
+  namespace fs = std::filesystem;
+  fs::path venv = fs::temp_directory_path() / ("kiln-venv-test-" + std::to_string(getpid()));
+  fs::path lib = venv / "lib" / "python3.11" / "site-packages" / "nvidia" / "cu13" / "lib";
+  fs::create_directories(lib);
+  std::ofstream(lib / "libnvrtc.so.13") << "";
+  fs::create_directories(venv / "lib" / "pkgconfig");
+  EXPECT_EQ(NvrtcInVirtualEnv(venv.string()),
+            std::vector<std::string>{(lib / "libnvrtc.so.13").string()});
+  EXPECT_TRUE(NvrtcInVirtualEnv((venv / "missing").string()).empty());
+  EXPECT_TRUE(NvrtcInVirtualEnv("").empty());
+  fs::remove_all(venv);
 }
 
 }  // namespace
