@@ -124,6 +124,20 @@ TEST(TvmJsonDatabase, TvmsTunedDatabaseImportsWithItsRunTimes) {
   }
 }
 
+// TVM 0.25 wrote its workloads in its own graph shape; they read all the same.
+TEST(TvmJsonDatabase, Tvm025DatabaseImports) {
+  ScratchDir dir;
+  SqliteDatabase db(dir.Sub("tuning.db"));
+  fs::path source = TvmDb() / "graphs/tvm-0.25.0.post1/database";
+  TvmImportReport report = ImportTvmJsonDatabase(source, db, {.device = kDevice});
+  EXPECT_EQ(report.workloads_read, 1);
+  EXPECT_EQ(report.records_added, 2);
+  EXPECT_TRUE(report.skipped.empty());
+  ir::PrimFunc func =
+      ir::ParsePrimFunc(kiln::testing::ReadTextFile(source / "workload_0.tir"), "workload_0.tir");
+  EXPECT_EQ(db.TopK(ir::StructuralHashHex(func), "llvm", kDevice, 5).size(), 2u);
+}
+
 TEST(TvmJsonDatabase, ASecondImportAddsNothing) {
   ScratchDir dir;
   SqliteDatabase db(dir.Sub("tuning.db"));
@@ -140,7 +154,8 @@ TEST(TvmJsonDatabase, ASecondImportAddsNothing) {
 
 TEST(TvmJsonDatabase, ExportThenImportRoundTrips) {
   ScratchDir dir;
-  for (const char* source : {"tests/data/tvm_db", "tests/data/tvm/database/handwritten"}) {
+  for (const char* source : {"tests/data/tvm_db", "tests/data/tvm/database/handwritten",
+                             "tests/data/tvm_db/graphs/tvm-0.25.0.post1/database"}) {
     SCOPED_TRACE(source);
     SqliteDatabase db(dir.Sub(std::string(fs::path(source).filename()) + "-a.db"));
     TvmImportReport in = ImportTvmJsonDatabase(kiln::testing::SourcePath(source), db,

@@ -22,7 +22,8 @@ Set-up and run (outside the repository's .venv; see tests/data/tvm/make_tvm_corp
     /work/tvm-venv/bin/python tests/data/tvm_db/make_tvm_db.py            # tune and describe
     /work/tvm-venv/bin/python tests/data/tvm_db/make_tvm_db.py --describe # describe only
     /tmp/tvm025/bin/python tests/data/tvm_db/make_tvm_db.py --graphs-only
-        # with apache-tvm 0.25.0.post1 and apache-tvm-ffi 0.1.12: graphs/tvm-0.25.0.post1/
+        # with apache-tvm 0.25.0.post1 and apache-tvm-ffi 0.1.12: graphs/tvm-0.25.0.post1/,
+        # with a small JSONDatabase of hand-written schedules in its database/
 
 The database files come from real measurements, so a new run gives other records and run
 times; the tests read whatever the manifest says.
@@ -148,6 +149,42 @@ def write_graphs():
             f.write(func.script())
 
 
+def write_small_database(out):
+    """A JSONDatabase of two hand-written schedules of a 16x16 matmul, with fixed run times:
+    written by whichever TVM runs this (with another one than 0.27, the shape of its files)."""
+    from tvm.s_tir import meta_schedule as ms
+    from tvm.target import Target
+
+    out = os.path.join(out, "database")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    a = te.placeholder((16, 16), name="A")
+    b = te.placeholder((16, 16), name="B")
+    k = te.reduce_axis((0, 16), name="k")
+    c = te.compute((16, 16), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="C")
+    func = te.create_prim_func([a, b, c])
+    mod = tvm.IRModule({"main": func})
+    database = ms.database.JSONDatabase(
+        path_workload=os.path.join(out, "database_workload.json"),
+        path_tuning_record=os.path.join(out, "database_tuning_record.json"))
+    workload = database.commit_workload(mod)
+    target = Target({"kind": "llvm", "num-cores": 2})
+    for n, factors in enumerate([[4, 4], [2, 8]]):
+        sch = tvm.s_tir.Schedule(mod)
+        block = sch.get_sblock("C")
+        i, j, kk = sch.get_loops(block)
+        tile = sch.sample_perfect_tile(j, n=2, max_innermost_factor=16, decision=factors)
+        j0, j1 = sch.split(j, tile)
+        sch.reorder(i, j0, kk, j1)
+        sch.parallel(i)
+        sch.vectorize(j1)
+        database.commit_tuning_record(ms.database.TuningRecord(
+            sch.trace, workload, [1.0e-6 * (n + 1)], target,
+            ms.arg_info.ArgInfo.from_prim_func(func)))
+    with open(os.path.join(out, "workload_0.tir"), "w") as f:
+        f.write(func.script())
+
+
 def tune(trials):
     from tvm.s_tir import meta_schedule as ms
     from tvm.target import Target
@@ -208,6 +245,8 @@ def main():
     args = parser.parse_args()
     if args.graphs_only:
         write_graphs()
+        if tvm.__version__ != "0.27.0.post1":
+            write_small_database(os.path.join(HERE, "graphs", "tvm-" + tvm.__version__))
         return
     if not args.describe:
         tune(args.trials)
