@@ -2,7 +2,9 @@
 // (with the XGBoost model, and with none) or replay-trace, the task scheduler and the local
 // measurer, for a few dozen real measurements. The tuned kernel beats the untuned one, no
 // structurally equal candidate is measured twice, every ok result was checked against the
-// reference, and the best trace replays to a kernel that agrees with the interpreter.
+// reference, and the best trace replays to a kernel that agrees with the interpreter. Stored
+// records (postprocessed traces) seed a later search without a failed replay, are never
+// proposed again, and the run starts from the best of them.
 #include "search/tuner.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +17,7 @@
 #include "ir/structural.h"
 #include "runtime/sandbox_client.h"
 #include "search/measure/local_measurer.h"
+#include "search/space/design_space.h"
 #include "test_funcs.h"
 
 namespace kiln::search {
@@ -186,6 +189,47 @@ TEST_F(TunerTest, UnknownStrategyIsTheUsersError) {
     EXPECT_EQ(e.kind(), ErrorKind::kParse);
     EXPECT_NE(std::string(e.what()).find("'annealing'"), std::string::npos) << e.what();
   }
+}
+
+TEST(EvolutionarySeeds, StoredRecordsSeedCleanlyAndAreNotProposedAgain) {
+  TuneContext context;
+  context.workload = testing::MakeMatmul(32, 32, 32);
+  context.task_name = "matmul";
+  context.num_cores = 2;
+  context.vector_bytes = 64;
+  EvolutionaryOptions options;
+  options.population_size = 32;
+  EvolutionarySearch first(context, MakeDesignSpace("llvm"), nullptr, options);
+  std::vector<SearchCandidate> measured = first.Generate(8);
+  ASSERT_EQ(measured.size(), 8u);
+  // What the database keeps of each: the postprocessed trace, round-tripped through JSON.
+  std::vector<MeasuredTrace> seeds;
+  std::set<uint64_t> seeded;
+  for (size_t i = 0; i < measured.size(); ++i) {
+    seeds.push_back({Trace::FromJSON(measured[i].record.ToJSON()), 1e-3 * (1 + i)});
+    seeded.insert(measured[i].hash);
+  }
+  context.seed = 2;
+  EvolutionarySearch second(context, MakeDesignSpace("llvm"), nullptr, options, seeds);
+  // Every seed replayed to its candidate: no replay or postprocessor rejected one.
+  EXPECT_TRUE(second.Stats().rejected.empty());
+  for (const SearchCandidate& c : second.Generate(16)) {
+    EXPECT_FALSE(seeded.count(c.hash)) << "a seed was proposed again";
+  }
+
+  // The tuner starts a task from its best seed.
+  LocalMeasurer local(LocalMeasurerOptions{});
+  TunerOptions tuner_options;
+  tuner_options.max_trials_global = 0;
+  tuner_options.measure_untuned = false;
+  Tuner tuner(
+      {{.name = "matmul", .workload = context.workload, .seeds = seeds}}, tuner_options, local,
+      [](const TuneContext&) { return MakeDesignSpace("llvm"); }, nullptr);
+  TuneReport report = tuner.Run();
+  EXPECT_DOUBLE_EQ(report.tasks[0].seeded_seconds, 1e-3);
+  EXPECT_DOUBLE_EQ(report.tasks[0].best_seconds, 1e-3);
+  ASSERT_TRUE(report.tasks[0].best_trace.has_value());
+  EXPECT_EQ(report.tasks[0].best_trace->ToJSON(), seeds[0].trace.ToJSON());
 }
 
 }  // namespace
