@@ -46,6 +46,33 @@ TEST(DeviceProbeTest, AddingAKindIsOneCall) {
   EXPECT_EQ(ProbeDevice("test-accelerator").key, "test-accelerator-v1");
 }
 
+// OpenCL (PoCL) and Vulkan (lavapipe) run on machines without a GPU: their probes go through
+// the same path a CUDA GPU's does (the measurer's runner describes the device).
+TEST(DeviceProbeTest, GpuKindsPresentHereDescribeTheirDevice) {
+  int probed = 0;
+  for (const char* kind : {"opencl", "vulkan"}) {
+    ProbedDevice d;
+    try {
+      d = ProbeDevice(kind);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kUnsupported) << e.what();
+      continue;
+    }
+    ++probed;
+    EXPECT_EQ(d.kind, kind);
+    EXPECT_EQ(d.target, kind);
+    EXPECT_EQ(d.key.rfind(std::string(kind) + "-", 0), 0u) << d.key;
+    ASSERT_TRUE(d.gpu.has_value()) << kind;
+    EXPECT_EQ(d.gpu->key, d.key);
+    EXPECT_GT(d.gpu->limits.max_threads_per_block, 0);
+    EXPECT_GT(d.gpu->limits.max_shared_bytes, 0);
+    schemas::RegisterMsg m;
+    AddDeviceFacts(d, m);
+    EXPECT_EQ(m.max_threads_per_block, d.gpu->limits.max_threads_per_block);
+  }
+  if (probed == 0) GTEST_SKIP() << "skipped: no OpenCL or Vulkan device";
+}
+
 TEST(DeviceProbeTest, AGpuRegistersItsLimitsAndFeatures) {
   runtime::gpu::DeviceDescription h100;
   h100.kind = "cuda";
