@@ -173,12 +173,6 @@ class Syncer {
                op->annotations);
   }
 
-  bool SameExtent(const Expr& a, const Expr& b) {
-    auto ca = AsConstInt(a), cb = AsConstInt(b);
-    if (ca && cb) return *ca == *cb;
-    return a.same_as(b);
-  }
-
   bool UsesThreadVar(const Expr& e) {
     bool uses = false;
     ForEachVar(e, [&](const Var& v) { uses |= thread_vars_.count(v.get()) > 0; });

@@ -39,8 +39,7 @@ void GpuEmitter::EmitThreadBinding(const ForNode* op) {
   const Expr& launch =
       is_block ? kernel_->launch.extents.grid[axis] : kernel_->launch.extents.block[axis];
   auto extent = AsConstInt(op->extent);
-  auto launched = AsConstInt(launch);
-  bool guarded = !(extent && launched && *extent == *launched) && !op->extent.same_as(launch);
+  bool guarded = !SameExtent(op->extent, launch);
   std::string index = ThreadIndex(is_block, axis);
   DataType t = op->loop_var.dtype();
   Line() << "{\n";

@@ -264,6 +264,19 @@ int CountUsers(const Buffer& b, const std::vector<Stmt>& kernels) {
 
 }  // namespace
 
+bool SameExtent(const Expr& a, const Expr& b) {
+  auto ca = AsConstInt(a), cb = AsConstInt(b);
+  if (ca && cb) return *ca == *cb;
+  if (ca || cb) return false;
+  try {
+    arith::Analyzer analyzer;
+    return IsConstInt(
+        analyzer.Simplify(CastTo(DataType::Int(64), a) - CastTo(DataType::Int(64), b)), 0);
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 bool ParseThreadTag(const std::string& tag, bool* is_block, int* axis) {
   std::string base;
   if (tag.rfind("blockIdx.", 0) == 0) {
@@ -379,18 +392,19 @@ GpuProgram LowerToKernels(const PrimFunc& lowered, const std::string& symbol,
                      std::string("threadIdx.") + kAxisNames[axis], analyzer);
     }
 
-    // Limits: threads per block and per axis, blocks per axis.
+    // Limits: threads per block, then per axis, then blocks per axis.
     int64_t threads = 1;
     bool threads_known = true;
     std::string thread_loops;
+    std::array<std::string, 3> axis_loops;
     for (int axis = 0; axis < 3; ++axis) {
       const std::string tag = std::string("threadIdx.") + kAxisNames[axis];
       auto extent = AsConstInt(kernel.launch.extents.block[axis]);
       for (const ForNode* loop : collector.axes.threads[axis]) {
-        if (AsConstInt(loop->extent) == extent && extent) {
-          thread_loops += (thread_loops.empty() ? "" : ", ") + std::string("loop ") +
-                          loop->loop_var.name() + " bound to " + tag + " with extent " +
-                          std::to_string(*extent);
+        if (extent && AsConstInt(loop->extent) == extent) {
+          axis_loops[axis] = "loop " + loop->loop_var.name() + " bound to " + tag +
+                             " with extent " + std::to_string(*extent);
+          thread_loops += (thread_loops.empty() ? "" : ", ") + axis_loops[axis];
           break;
         }
       }
@@ -399,19 +413,23 @@ GpuProgram LowerToKernels(const PrimFunc& lowered, const std::string& symbol,
         continue;
       }
       threads *= *extent;
-      KILN_CHECK(*extent <= limits.max_block_extent[axis], ErrorKind::kUnsupported,
-                 "function " + fname + ": " + thread_loops + " exceeds the device's limit of " +
-                     std::to_string(limits.max_block_extent[axis]) + " threads on " + tag);
+    }
+    KILN_CHECK(!threads_known || threads <= limits.max_threads_per_block, ErrorKind::kUnsupported,
+               "function " + fname + ": " + std::to_string(threads) + " threads per block (" +
+                   thread_loops + ") exceed the device's limit of " +
+                   std::to_string(limits.max_threads_per_block) + " threads per block");
+    for (int axis = 0; axis < 3; ++axis) {
+      auto extent = AsConstInt(kernel.launch.extents.block[axis]);
+      KILN_CHECK(!extent || *extent <= limits.max_block_extent[axis], ErrorKind::kUnsupported,
+                 "function " + fname + ": " + axis_loops[axis] + " exceeds the device's limit of " +
+                     std::to_string(limits.max_block_extent[axis]) + " threads on threadIdx." +
+                     kAxisNames[axis]);
       auto blocks = AsConstInt(kernel.launch.extents.grid[axis]);
       KILN_CHECK(!blocks || *blocks <= limits.max_grid_extent[axis], ErrorKind::kUnsupported,
                  "function " + fname + ": " + std::to_string(blocks.value_or(0)) +
                      " blocks on blockIdx." + kAxisNames[axis] + " exceed the device's limit of " +
                      std::to_string(limits.max_grid_extent[axis]));
     }
-    KILN_CHECK(!threads_known || threads <= limits.max_threads_per_block, ErrorKind::kUnsupported,
-               "function " + fname + ": " + std::to_string(threads) + " threads per block (" +
-                   thread_loops + ") exceed the device's limit of " +
-                   std::to_string(limits.max_threads_per_block) + " threads per block");
 
     BlockLevelGuard guard(kernel.launch.extents.block);
     Stmt kbody = guard.Wrap(kernel_bodies[k]);

@@ -56,6 +56,10 @@ struct GpuProgram {
 GpuProgram LowerToKernels(const ir::PrimFunc& lowered, const std::string& symbol,
                           const GpuLimits& limits);
 
+// Whether two extents are provably equal (constants, or symbolic ones that simplify to the
+// same): a bound loop whose extent equals its launch's needs no guard.
+bool SameExtent(const ir::Expr& a, const ir::Expr& b);
+
 // "blockIdx" / "threadIdx" and the axis 0..2 of a thread tag ("threadIdx.y" -> 1); false for
 // other tags (vthread).
 bool ParseThreadTag(const std::string& tag, bool* is_block, int* axis);

@@ -17,6 +17,7 @@ using namespace ir;
 namespace {
 
 bool IsHalf(DataType t) { return t.code() == DataType::Code::kFloat && t.bits() == 16; }
+bool IsBFloat(DataType t) { return t.code() == DataType::Code::kBFloat; }
 
 std::string FloatLiteral(double v, bool is_double) {
   if (std::isnan(v)) return is_double ? "((double)NAN)" : "NAN";
@@ -51,6 +52,19 @@ const char kHalfRound[] =
     "  vstore_half_rte(x, 0, (__private half*)&h);\n"
     "  return vload_half(0, (__private half*)&h);\n"
     "}\n";
+
+// bfloat16 is stored as ushort and computed in float, rounded to nearest even as the
+// interpreter does.
+const char kBFloatHelpers[] =
+    "static inline float kiln_bf16_to_f32(ushort b) { return as_float((uint)b << 16); }\n"
+    "static inline ushort kiln_f32_to_bf16(float f) {\n"
+    "  uint bits = as_uint(f);\n"
+    "  if ((bits & 0x7fffffffu) > 0x7f800000u) return (ushort)((bits >> 16) | 0x40u);\n"
+    "  bits += 0x7fffu + ((bits >> 16) & 1u);\n"
+    "  return (ushort)(bits >> 16);\n"
+    "}\n"
+    "static inline float kiln_round_bf16(float f) { return "
+    "kiln_bf16_to_f32(kiln_f32_to_bf16(f)); }\n";
 
 class OpenCLEmitter : public gpu::GpuEmitter {
  public:
@@ -160,6 +174,7 @@ class OpenCLEmitter : public gpu::GpuEmitter {
         }
         break;
       case DataType::Code::kBFloat:
+        elem = "float";
         break;
       case DataType::Code::kHandle:
         if (t.is_void()) return "void";
@@ -172,13 +187,14 @@ class OpenCLEmitter : public gpu::GpuEmitter {
         t.lanes() == 2 || t.lanes() == 3 || t.lanes() == 4 || t.lanes() == 8 || t.lanes() == 16,
         ErrorKind::kUnsupported,
         "function " + function_name_ + ": no OpenCL vector type for " + t.ToString());
-    KILN_CHECK(!IsHalf(t) && !t.is_bool(), ErrorKind::kUnsupported,
+    KILN_CHECK(!IsHalf(t) && !IsBFloat(t) && !t.is_bool(), ErrorKind::kUnsupported,
                "function " + function_name_ + ": no OpenCL vector type for " + t.ToString());
     return elem + std::to_string(t.lanes());
   }
 
   std::string StorageTypeName(DataType t) override {
     if (IsHalf(t) && t.is_scalar()) return "half";
+    if (IsBFloat(t) && t.is_scalar()) return "ushort";
     return TypeName(t);
   }
 
@@ -194,9 +210,11 @@ class OpenCLEmitter : public gpu::GpuEmitter {
   }
 
   std::string PrintFloatImm(DataType t, double value) override {
-    KILN_CHECK(t.code() != DataType::Code::kBFloat, ErrorKind::kUnsupported,
-               "function " + function_name_ + ": bfloat16 on OpenCL");
-    if (t.bits() == 16) value = HalfToFloat(FloatToHalf(static_cast<float>(value)));
+    if (IsBFloat(t)) {
+      value = BFloat16ToFloat(FloatToBFloat16(static_cast<float>(value)));
+    } else if (t.bits() == 16) {
+      value = HalfToFloat(FloatToHalf(static_cast<float>(value)));
+    }
     if (t.bits() == 64) uses_double_ = true;
     return FloatLiteral(value, t.bits() == 64);
   }
@@ -206,6 +224,10 @@ class OpenCLEmitter : public gpu::GpuEmitter {
     if (IsHalf(t)) {
       NeedHelper("kiln_round_f16", kHalfRound);
       return "kiln_round_f16(" + expr + ")";
+    }
+    if (IsBFloat(t)) {
+      NeedHelper("kiln_bf16", kBFloatHelpers);
+      return "kiln_round_bf16(" + expr + ")";
     }
     if ((t.is_int() || t.is_uint()) && t.bits() < 32) return "((" + TypeName(t) + ")" + expr + ")";
     return expr;
@@ -246,7 +268,7 @@ class OpenCLEmitter : public gpu::GpuEmitter {
     if (to.is_vector()) return "convert_" + TypeName(to) + "(" + v + ")";
     if (to == from) return v;
     if (to.is_bool()) return "((char)((" + v + ") != 0))";
-    if (IsHalf(to)) return FinishArith(to, "((float)" + v + ")");
+    if (IsHalf(to) || IsBFloat(to)) return FinishArith(to, "((float)" + v + ")");
     return "((" + TypeName(to) + ")" + v + ")";
   }
 
@@ -313,7 +335,8 @@ class OpenCLEmitter : public gpu::GpuEmitter {
     DataType elem = op->buffer->dtype;
     if (op->dtype.is_vector()) {
       const auto* ramp = op->indices[0].as<RampNode>();
-      KILN_CHECK(ramp != nullptr && elem.is_scalar() && !IsHalf(elem) && !elem.is_bool(),
+      KILN_CHECK(ramp != nullptr && elem.is_scalar() && !IsHalf(elem) && !IsBFloat(elem) &&
+                     !elem.is_bool(),
                  ErrorKind::kUnsupported,
                  "function " + function_name_ + ": vector load of " + op->buffer->name +
                      " that is not a contiguous or strided " + elem.ToString() + " access");
@@ -331,6 +354,10 @@ class OpenCLEmitter : public gpu::GpuEmitter {
     }
     std::string index = PrintExpr(op->indices[0]);
     if (IsHalf(elem)) return "vload_half(" + index + ", " + name + ")";
+    if (IsBFloat(elem)) {
+      NeedHelper("kiln_bf16", kBFloatHelpers);
+      return "kiln_bf16_to_f32(" + name + "[" + index + "])";
+    }
     return name + "[" + index + "]";
   }
 
@@ -343,7 +370,8 @@ class OpenCLEmitter : public gpu::GpuEmitter {
     std::string value = PrintExpr(op->value);
     if (op->value.dtype().is_vector()) {
       const auto* ramp = op->indices[0].as<RampNode>();
-      KILN_CHECK(ramp != nullptr && elem.is_scalar() && !IsHalf(elem) && !elem.is_bool(),
+      KILN_CHECK(ramp != nullptr && elem.is_scalar() && !IsHalf(elem) && !IsBFloat(elem) &&
+                     !elem.is_bool(),
                  ErrorKind::kUnsupported,
                  "function " + function_name_ + ": vector store to " + op->buffer->name +
                      " that is not a contiguous or strided " + elem.ToString() + " access");
@@ -368,6 +396,10 @@ class OpenCLEmitter : public gpu::GpuEmitter {
     if (IsHalf(elem)) {
       Line() << "vstore_half_rte(" << value << ", " << index << ", " << name << ");\n";
       return;
+    }
+    if (IsBFloat(elem)) {
+      NeedHelper("kiln_bf16", kBFloatHelpers);
+      value = "kiln_f32_to_bf16(" + value + ")";
     }
     Line() << name << "[" << index << "] = " << value << ";\n";
   }

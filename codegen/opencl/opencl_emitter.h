@@ -3,7 +3,8 @@
 // are `__global` pointers (`restrict` under tir.noalias), scalars are passed by value in their
 // own type (bool as char), shared buffers are `__local` arrays, "local" ones private arrays or
 // registers. float16 is stored as half and computed in float (vload_half / vstore_half need no
-// extension); vectors of 2, 3 and 4 lanes use OpenCL's vector types. The source builds with
+// extension), bfloat16 as ushort computed in float; vectors of 2 to 4 lanes use OpenCL's vector
+// types. The source builds with
 // clBuildProgram at run time (runtime/opencl/).
 #pragma once
 

@@ -9,7 +9,7 @@
 // instantiation below; a machine without the device skips, saying so. CUDA's kernels are also
 // compiled for sm_90 where there is only NVRTC (the last test).
 //
-// KILN_GPU_PROPERTY_CANDIDATES sets the candidates per workload (default 16, so that CI stays
+// KILN_GPU_PROPERTY_CANDIDATES sets the candidates per workload (default 12, so that CI stays
 // near a minute on PoCL, whose compiler takes about a second per kernel on a quiet core; 70
 // gives the full 210).
 #include <gtest/gtest.h>
@@ -42,7 +42,7 @@ using search::Schedule;
 int CandidatesPerWorkload() {
   const char* env = std::getenv("KILN_GPU_PROPERTY_CANDIDATES");
   if (env && *env) return std::max(1, std::atoi(env));
-  return 16;
+  return 12;
 }
 
 struct Workload {
@@ -92,13 +92,16 @@ void BindAlone(Schedule& sch, BlockRV block, int64_t threads) {
   sch.Bind(parts[1], "threadIdx.x");
 }
 
-// Spreads a cache block's copy over the block's threads (x, or y then x).
-void CooperativeFetch(Schedule& sch, BlockRV cache, int64_t ty, int64_t tx) {
+// Spreads a cache block's copy, computed at `at`, over the block's threads (x, or y then x).
+void CooperativeFetch(Schedule& sch, BlockRV cache, LoopRV at, int64_t ty, int64_t tx) {
   std::vector<LoopRV> loops = sch.GetLoops(cache);
-  // The copy's own loops are those not bound yet, after the compute location.
+  // The copy's own loops: those below the compute location (the ones above it are shared
+  // with the consumer, and binding one would bind the consumer's loop too).
   std::vector<LoopRV> own;
+  bool below = false;
   for (LoopRV l : loops) {
-    if (sch.Get(l)->for_kind == ir::ForKind::kSerial) own.push_back(l);
+    if (below) own.push_back(l);
+    if (sch.Get(l) == sch.Get(at)) below = true;
   }
   while (own.size() > 2) own.erase(own.begin());
   if (own.empty()) return;
@@ -201,7 +204,7 @@ bool DrawGpuSchedule(Schedule& sch, const Workload& w, RandomEngine& rng) {
     if (!reduce_outer.empty()) at.push_back(reduce_outer[0]);
     LoopRV where = at[rng.UniformInt(0, static_cast<int64_t>(at.size()))];
     if (!Try([&] { sch.ComputeAt(cache, where); })) continue;
-    if (Chance(rng, 75)) Try([&] { CooperativeFetch(sch, cache, ty, tx); });
+    if (Chance(rng, 75)) Try([&] { CooperativeFetch(sch, cache, where, ty, tx); });
   }
   // The local write cache under the thread loop (or left whole: then it lives in global
   // memory between two kernels).

@@ -5,10 +5,15 @@
 #include "runtime/opencl/opencl_measurer.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "runtime/sandbox_client.h"
 #include "runtime_test_util.h"
 #include "search/schedule/schedule.h"
+#include "search/space/thread_binding.h"
 #include "test_kernels.h"
 #include "tests/ir/zoo/zoo.h"
 
@@ -29,6 +34,7 @@ class OpenCLMeasurerTest : public ::testing::Test {
     options.target = "opencl";
     options.timing = {.number = 1, .repeat = 2, .min_repeat_ms = 0, .warmup = 1};
     options.run_time_limit_s = 60;
+    options.build_jobs = 2;
     try {
       measurer_ = opencl::CreateOpenCLMeasurer(options).release();
     } catch (const Error& e) {
@@ -227,6 +233,84 @@ TEST_F(OpenCLMeasurerTest, TooManyThreadsPerBlockIsABuildErrorNamingTheLoop) {
       << r.message;
   EXPECT_NE(r.message.find("loop " + loop_name), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("limit of " + std::to_string(limit)), std::string::npos) << r.message;
+}
+
+TEST_F(OpenCLMeasurerTest, SymbolicShapesGiveLaunchExtentsAtRunTime) {
+  // m = 20 rows split by 8: ceil(m / 8) blocks, the last one guarded.
+  const ir::zoo::ZooEntry& entry = ir::zoo::ZooLookup("matmul_symbolic_m");
+  ir::PrimFunc f = entry.build();
+  Schedule sch(f);
+  std::vector<LoopRV> loops = sch.GetLoops(sch.GetBlock("C"));
+  std::vector<LoopRV> i = sch.Split(loops[0], {std::nullopt, 8});
+  sch.Reorder({i[0], loops[1], i[1], loops[2]});
+  sch.Bind(i[0], "blockIdx.x");
+  sch.Bind(loops[1], "threadIdx.x");
+  MeasureDetails details;
+  MeasureResult r = measurer_->Measure({f, sch.func(), entry.shape_vars}, &details);
+  ASSERT_TRUE(r.ok()) << MeasureErrorKindName(r.error_kind) << ": " << r.message << "\n"
+                      << details.source.code;
+  ASSERT_TRUE(details.source.launch.has_value());
+  EXPECT_FALSE(ir::AsConstInt(details.source.launch->kernels[0].extents.grid[0]).has_value());
+  codegen::gpu::ConcreteLaunch c =
+      codegen::gpu::Concretize(details.source.launch->kernels[0], entry.shape_vars);
+  EXPECT_EQ(c.grid[0], 3);
+  EXPECT_EQ(c.block[0], 24);
+}
+
+// Every function of the zoo under the default GPU schedule (each top-level block's spatial
+// loops fused and bound): the emitter and runtime cover every op the front ends produce.
+TEST_F(OpenCLMeasurerTest, EveryZooFunctionUnderTheDefaultGpuSchedule) {
+  std::vector<MeasureCandidate> candidates;
+  std::vector<std::string> names;
+  for (const ir::zoo::ZooEntry& entry : ir::zoo::Zoo()) {
+    ir::PrimFunc f = entry.build();
+    candidates.push_back({f, search::DefaultGpuSchedule(f), entry.shape_vars});
+    names.push_back(entry.name);
+  }
+  std::vector<MeasureResult> results = measurer_->MeasureBatch(candidates);
+  ASSERT_EQ(results.size(), candidates.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].ok()) continue;
+    MeasureDetails details;
+    measurer_->Measure(candidates[i], &details);
+    ADD_FAILURE() << names[i] << ": " << MeasureErrorKindName(results[i].error_kind) << ": "
+                  << results[i].message << "\n"
+                  << details.source.code;
+  }
+}
+
+// A runner that crashes or hangs (a lost device, a kernel that never ends) is a result of the
+// candidate, and the measurer goes on measuring.
+TEST_F(OpenCLMeasurerTest, ACrashingOrHangingRunnerIsAResult) {
+  std::string real = gpu::FindRunnerExecutable(opencl::OpenCLDeviceSpec());
+  for (const char* action : {"kill -SEGV $$", "exec sleep 30"}) {
+    std::string script = scratch_->Sub("runner.sh");
+    {
+      std::ofstream out(script);
+      out << "#!/bin/sh\nif [ \"$1\" = describe ]; then exec " << real << " \"$@\"; fi\n"
+          << action << "\n";
+    }
+    std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+    setenv("KILN_OPENCL_RUNNER", script.c_str(), 1);
+    MeasureOptions options;
+    options.cache_dir = scratch_->Sub("cache");
+    options.sandbox_path = FindSandboxExecutable(KILN_SANDBOX_PATH);
+    options.build_time_limit_s = 1;
+    options.run_time_limit_s = 1;
+    std::unique_ptr<Measurer> broken = opencl::CreateOpenCLMeasurer(options);
+    unsetenv("KILN_OPENCL_RUNNER");
+    ir::PrimFunc f = ir::zoo::ZooLookup("matmul").build();
+    MeasureResult r = broken->Measure({f, BoundMatmul(f, 8, 16).func()});
+    if (std::string(action).rfind("kill", 0) == 0) {
+      EXPECT_EQ(r.error_kind, MeasureErrorKind::kRuntimeError) << r.message;
+      EXPECT_NE(r.message.find("SIGSEGV"), std::string::npos) << r.message;
+    } else {
+      EXPECT_EQ(r.error_kind, MeasureErrorKind::kTimeout) << r.message;
+    }
+  }
+  // The measurer of the real device still serves.
+  ir::PrimFunc f = ir::zoo::ZooLookup("matmul").build();
+  EXPECT_TRUE(Measure(f, BoundMatmul(f, 8, 16).func()).ok());
 }
 
 }  // namespace
