@@ -56,6 +56,35 @@ __device__ __forceinline__ kiln_vec<bool, N> operator!(const kiln_vec<bool, N>& 
   _Pragma("unroll") for (int i = 0; i < N; ++i) r.v[i] = !a.v[i];
   return r;
 }
+// Contiguous vector accesses of an aligned address as one 4-, 8- or 16-byte memory operation,
+// whatever the element type: copying the struct itself would be split into elements for
+// types with constructors (half).
+template <typename T, int N>
+__device__ __forceinline__ kiln_vec<T, N> kiln_vload(const T* p) {
+  kiln_vec<T, N> r;
+  if constexpr (sizeof(r) == 16) {
+    *reinterpret_cast<uint4*>(&r) = *reinterpret_cast<const uint4*>(p);
+  } else if constexpr (sizeof(r) == 8) {
+    *reinterpret_cast<uint2*>(&r) = *reinterpret_cast<const uint2*>(p);
+  } else if constexpr (sizeof(r) == 4) {
+    *reinterpret_cast<unsigned int*>(&r) = *reinterpret_cast<const unsigned int*>(p);
+  } else {
+    _Pragma("unroll") for (int i = 0; i < N; ++i) r.v[i] = p[i];
+  }
+  return r;
+}
+template <typename T, int N>
+__device__ __forceinline__ void kiln_vstore(T* p, const kiln_vec<T, N>& v) {
+  if constexpr (sizeof(v) == 16) {
+    *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(&v);
+  } else if constexpr (sizeof(v) == 8) {
+    *reinterpret_cast<uint2*>(p) = *reinterpret_cast<const uint2*>(&v);
+  } else if constexpr (sizeof(v) == 4) {
+    *reinterpret_cast<unsigned int*>(p) = *reinterpret_cast<const unsigned int*>(&v);
+  } else {
+    _Pragma("unroll") for (int i = 0; i < N; ++i) p[i] = v.v[i];
+  }
+}
 template <typename T, int N>
 __device__ __forceinline__ kiln_vec<T, N> kiln_broadcast(T x) {
   kiln_vec<T, N> r;
@@ -169,10 +198,11 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
   CudaKernelEmitter(const std::string& function_name, Needs& needs) : needs_(needs) {
     function_name_ = function_name;
     for (const char* name :
-         {"threadIdx",      "blockIdx",  "blockDim",  "gridDim",       "warpSize",
-          "kiln_vec",       "kiln_min",  "kiln_max",  "kiln_floordiv", "kiln_floormod",
-          "kiln_broadcast", "kiln_ramp", "kiln_cast", "kiln_select",   "kiln_vmin",
-          "kiln_vmax",      "half",      "__half",    "__nv_bfloat16", "nv_bfloat16"}) {
+         {"threadIdx",      "blockIdx",   "blockDim",    "gridDim",       "warpSize",
+          "kiln_vec",       "kiln_min",   "kiln_max",    "kiln_floordiv", "kiln_floormod",
+          "kiln_broadcast", "kiln_ramp",  "kiln_cast",   "kiln_select",   "kiln_vmin",
+          "kiln_vmax",      "kiln_vload", "kiln_vstore", "half",          "__half",
+          "__nv_bfloat16",  "nv_bfloat16"}) {
       ReserveName(name);
     }
   }
@@ -427,7 +457,8 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
     }
     std::string type = TypeName(op->dtype);
     if (const Expr* base = ContiguousBase(index, op->dtype.lanes())) {
-      return "(*(const " + type + "*)(" + name + " + " + PrintExpr(*base) + "))";
+      return "kiln_vload<" + TypeName(op->dtype.element_of()) + ", " +
+             std::to_string(op->dtype.lanes()) + ">(" + name + " + " + PrintExpr(*base) + ")";
     }
     std::string lanes;
     for (int i = 0; i < op->dtype.lanes(); ++i) {
@@ -449,8 +480,8 @@ class CudaKernelEmitter : public gpu::GpuEmitter {
     }
     std::string type = TypeName(t);
     if (const Expr* base = ContiguousBase(index, t.lanes())) {
-      Line() << "*(" << type << "*)(" << name << " + " << PrintExpr(*base)
-             << ") = " << PrintExpr(op->value) << ";\n";
+      Line() << "kiln_vstore<" << TypeName(t.element_of()) << ", " << t.lanes() << ">(" << name
+             << " + " << PrintExpr(*base) << ", " << PrintExpr(op->value) << ");\n";
       return;
     }
     std::string tmp = DeclareName("lanes");

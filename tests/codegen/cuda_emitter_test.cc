@@ -121,8 +121,8 @@ def axpb(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32")):
                     B[vi] = A[vi] * T.float32(2.0) + T.float32(1.0)
 )");
   const std::string& code = source.code;
-  EXPECT_NE(code.find("*(const kiln_vec<float, 4>*)(A + "), std::string::npos) << code;
-  EXPECT_NE(code.find("*(kiln_vec<float, 4>*)(B + "), std::string::npos) << code;
+  EXPECT_NE(code.find("kiln_vload<float, 4>(A + "), std::string::npos) << code;
+  EXPECT_NE(code.find("kiln_vstore<float, 4>(B + "), std::string::npos) << code;
   EXPECT_NE(code.find("kiln_broadcast<float, 4>(2.0f)"), std::string::npos) << code;
   ExpectCompiles(source);
 }
@@ -196,7 +196,8 @@ TEST(CudaEmitterTest, SharedMemoryBeyondTheDeviceIsRefusedNamingTheBuffer) {
   CudaEmitOptions small;
   small.limits.max_shared_bytes = 1024;
   try {
-    EmitText(testing::ReadTextFile(testing::SourcePath("tests/codegen/testdata/cuda/tiled_matmul_f16.tir")),
+    EmitText(testing::ReadTextFile(
+                 testing::SourcePath("tests/codegen/testdata/cuda/tiled_matmul_f16.tir")),
              small);
     FAIL() << "the tiles fit in 1 KiB of shared memory";
   } catch (const Error& e) {
@@ -210,10 +211,10 @@ TEST(CudaEmitterTest, SharedMemoryBeyondTheDeviceIsRefusedNamingTheBuffer) {
 TEST(CudaEmitterTest, Float16OnADeviceWithoutItIsRefused) {
   CudaEmitOptions no_half;
   no_half.limits.fp16 = false;
-  EXPECT_THROW(
-      EmitText(testing::ReadTextFile(testing::SourcePath("tests/codegen/testdata/cuda/tiled_matmul_f16.tir")),
-               no_half),
-      Error);
+  EXPECT_THROW(EmitText(testing::ReadTextFile(testing::SourcePath(
+                            "tests/codegen/testdata/cuda/tiled_matmul_f16.tir")),
+                        no_half),
+               Error);
 }
 
 TEST(CudaEmitterTest, IsRegisteredAsCuda) {
