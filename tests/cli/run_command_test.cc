@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 #include "database/sqlite_database.h"
 #include "ir/text/parser.h"
@@ -147,6 +149,33 @@ TEST_F(RunCommandTest, MeasurementsAreStoredAndASecondRunStartsFromTheFirstsBest
   EXPECT_TRUE(again["tasks"][0]["best_trace"].is_array());
   database::SqliteDatabase db(db_path);
   EXPECT_EQ(db.CountRecords(), 9);
+}
+
+TEST_F(RunCommandTest, JsonLogsNameTheCoordinatorAndTheWorkerThreads) {
+  std::string kernels = Write("k.tir", kKernels);
+  // Options before the subcommand are tune's own.
+  runtime::ProcessResult run =
+      RunTune("--log-format",
+              {"json", "--log-level", "info", "run", kernels, "--trials", "2", "--population", "8",
+               "--threads", "1", "--cost-model", "none", "--min-repeat-ms", "1", "--db",
+               (dir_ / "t.db").string()},
+              {}, 240);
+  ASSERT_TRUE(run.ok()) << run.Describe() << "\n" << run.output;
+  std::set<std::string> components;
+  std::istringstream lines(run.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("\"component\"") == std::string::npos) continue;
+    json j = json::parse(line, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << line;
+    for (const char* key : {"time", "level", "component", "message", "fields"}) {
+      EXPECT_TRUE(j.contains(key)) << key << " missing: " << line;
+    }
+    components.insert(j["component"].get<std::string>());
+    if (j["message"].get<std::string>().find("submitted") != std::string::npos) {
+      EXPECT_EQ(j["fields"]["tasks"], 2) << line;
+    }
+  }
+  EXPECT_EQ(components, (std::set<std::string>{"coordinator", "tune", "worker"})) << run.output;
 }
 
 TEST_F(RunCommandTest, UnusableInputExitsWithTwo) {
