@@ -14,7 +14,9 @@ checks, against the database TVM wrote:
   - every record has the trace (as JSON) and the run_secs of TVM's record, and TVM replays the
     trace on the workload;
   - query_tuning_record and get_top_k answer for each workload.
-With --db, a database Kiln filled is exported too: its workloads must load in TVM equal to
+A database another TVM wrote (--source tests/data/tvm_db/graphs/tvm-0.25.0.post1/database),
+which this TVM may not load itself, is checked for loading and replaying only: its hashes are
+the other TVM's. With --db, a database Kiln filled is exported too: its workloads must load in TVM equal to
 TVM's parse of the TVMScript Kiln stored for them (a failure otherwise); each record's trace is
 replayed in TVM and the file loaded with JSONDatabase, and the outcome is reported (TVM refuses
 traces whose postprocessing Kiln orders differently, and JSONDatabase then the whole file: said,
@@ -75,28 +77,45 @@ def check_tvm_database(tune, source, work, failures):
     print(f"import: {imported['records_added']} of {imported['records_read']} records, "
           f"{len(imported['skipped'])} skipped; export: {exported['records']} records of "
           f"{exported['workloads']} workloads")
-    original = records_by_hash(load(source))
+    try:
+        original = records_by_hash(load(source))
+    except Exception as e:  # noqa: BLE001 - another TVM's files: what Kiln wrote must load
+        print(f"this TVM does not load {source} itself ({str(e).splitlines()[-1][:100]}); "
+              f"the export is checked without comparing with it")
+        original = None
     loaded = load(out)
     mine = records_by_hash(loaded)
     hashes = stored_hashes(out)
+    if original is None:
+        # The hashes are the other TVM's, which this one computes differently: said, not failed.
+        records = loaded.get_all_tuning_records()
+        replayed = sum(1 for rec in records if replays(rec) is not None)
+        checks = {"workloads": len(hashes), "records": len(records), "replayed": replayed,
+                  "lines_with_this_tvms_hash": sum(h in mine for h in hashes)}
+        print(f"another TVM's database through Kiln: {checks}")
+        if len(records) != exported["records"] or replayed != len(records):
+            failures.append(f"{source}: TVM loaded {len(records)} and replayed {replayed} of "
+                            f"{exported['records']} records")
+        return checks
     checks = {"workloads": 0, "records": 0, "replayed": 0, "queried": 0}
     for h in hashes:
         if h not in mine:
             failures.append(f"workload line with hash {h}: TVM's hash of the module differs")
             continue
-        if h not in original:
-            failures.append(f"workload {h}: not a workload of {source}")
-            continue
-        if not tvm_ffi.structural_equal(mine[h][0].workload.mod, original[h][0].workload.mod):
-            failures.append(f"workload {h}: not structurally equal to TVM's")
-            continue
+        if original is not None:
+            if h not in original:
+                failures.append(f"workload {h}: not a workload of {source}")
+                continue
+            if not tvm_ffi.structural_equal(mine[h][0].workload.mod, original[h][0].workload.mod):
+                failures.append(f"workload {h}: not structurally equal to TVM's")
+                continue
+            expected = sorted((str(r.trace), json.dumps(list(map(float, r.run_secs))))
+                              for r in original[h])
+            actual = sorted((str(r.trace), json.dumps(list(map(float, r.run_secs))))
+                            for r in mine[h])
+            if expected != actual:
+                failures.append(f"workload {h}: records differ from TVM's")
         checks["workloads"] += 1
-        expected = sorted((str(r.trace), json.dumps(list(map(float, r.run_secs))))
-                          for r in original[h])
-        actual = sorted((str(r.trace), json.dumps(list(map(float, r.run_secs))))
-                        for r in mine[h])
-        if expected != actual:
-            failures.append(f"workload {h}: records differ from TVM's")
         checks["records"] += len(mine[h])
         for rec in mine[h]:
             try:
