@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
+#include "runtime/cpu_builder.h"
+#include "runtime/file_util.h"
 #include "runtime/model/memory_plan.h"
 #include "support/error.h"
+#include "support/logging.h"
 
 namespace kiln::runtime::model {
 namespace {
@@ -19,6 +23,39 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
+}
+
+// The path to map the artifact's kernels library from. dlopen hands back a library already
+// loaded under the same path, even when the file there has since been replaced (a model
+// compiled again into the same directory), so the library is mapped from a copy named by its
+// checksum: the same name means the same bytes. Where the cache cannot be written, the
+// artifact's own file is mapped.
+std::string MappableLibrary(const Artifact& artifact, const std::string& cache_dir) {
+  std::string checksum;
+  for (const ManifestFile& f : artifact.manifest.files) {
+    if (f.name == kKernelsFile) checksum = f.checksum;
+  }
+  if (checksum.empty()) return artifact.library_path;
+  try {
+    std::filesystem::path dir =
+        std::filesystem::path(cache_dir.empty() ? DefaultCacheDir() : cache_dir) / "models";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::filesystem::path copy = dir / ("kernels-" + checksum + ".so");
+    if (!std::filesystem::exists(copy, ec) || Checksum(ReadWholeFile(copy.string())) != checksum) {
+      std::string bytes = ReadWholeFile(artifact.library_path);
+      KILN_CHECK(Checksum(bytes) == checksum, ErrorKind::kParse,
+                 artifact.library_path +
+                     ": checksum mismatch (the file changed since it was "
+                     "loaded)");
+      WriteFileAtomically(copy.string(), bytes);
+    }
+    return copy.string();
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kIO) throw;
+    KILN_LOG_WARN("mapping {} directly: {}", artifact.library_path, e.what());
+    return artifact.library_path;
+  }
 }
 
 }  // namespace
@@ -43,7 +80,8 @@ Executor::Executor(Artifact artifact, ExecutorOptions options)
                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
       // The kernels' OpenMP pool outlives the executor; unmapping it under its threads would
       // crash the process (see CpuModule::Load).
-      module_(CpuModule::Load(artifact_.library_path, /*keep_loaded=*/true)) {
+      module_(
+          CpuModule::Load(MappableLibrary(artifact_, options.cache_dir), /*keep_loaded=*/true)) {
   for (const GraphKernel& k : artifact_.graph.kernels)
     kernels_.push_back(module_.GetKernel(k.symbol));
   set_threads_ = module_.GetKernel(kSetThreadsSymbol);

@@ -24,6 +24,9 @@ namespace kiln::runtime::model {
 
 struct ExecutorOptions {
   int threads = 0;  // OpenMP threads of the kernels; 0: every core
+  // Where the kernels library is mapped from (a copy named by its checksum, under models/):
+  // empty is the build cache's default (KILN_CACHE_DIR, else ~/.cache/kiln).
+  std::string cache_dir = {};
 };
 
 // What a plan for one set of input shapes needs.

@@ -61,7 +61,7 @@ class CompilerTestBase : public ::testing::Test {
     return runtime::model::Executor(
         runtime::model::LoadArtifact((dir_ / (name + ".kiln")).string(),
                                      {.target = "llvm", .device_key = "cpu-test"}),
-        {.threads = 2});
+        {.threads = 2, .cache_dir = (dir_ / "cache").string()});
   }
 
   // Runs both on seeded random inputs of `shapes` and compares every output.

@@ -16,7 +16,7 @@ class ExecutorTest : public ::testing::Test {
  protected:
   Executor Load(bool fail = false) {
     testing::WriteChainArtifact(dir_ / "chain.kiln", dir_ / "cache", fail);
-    return Executor(LoadArtifact(dir_ / "chain.kiln"), {.threads = 1});
+    return Executor(LoadArtifact(dir_ / "chain.kiln"), {.threads = 1, .cache_dir = dir_ / "cache"});
   }
   TempDir dir_;
 };
@@ -37,6 +37,16 @@ TEST_F(ExecutorTest, RunsTheChainForEveryBoundSize) {
       EXPECT_FLOAT_EQ(out[1].GetDouble(i), t3) << "n=" << n;
     }
   }
+}
+
+TEST_F(ExecutorTest, AModelCompiledAgainIntoTheSameDirectoryRunsItsNewKernels) {
+  ir::HostTensor x(ir::DataType::Float(32), {4});
+  Executor first = Load();
+  EXPECT_FLOAT_EQ(first.Run({x})[1].GetDouble(0), 7.0f);  // ((0 * 2 + 1) * 2 + 1) * 2 + 1
+  testing::WriteChainArtifact(dir_ / "chain.kiln", dir_ / "cache", false, "3.0f");
+  Executor second(LoadArtifact(dir_ / "chain.kiln"), {.threads = 1, .cache_dir = dir_ / "cache"});
+  EXPECT_FLOAT_EQ(second.Run({x})[1].GetDouble(0), 13.0f);  // ((0 * 3 + 1) * 3 + 1) * 3 + 1
+  EXPECT_FLOAT_EQ(first.Run({x})[1].GetDouble(0), 7.0f);
 }
 
 TEST_F(ExecutorTest, IntermediatesOfAChainShareMemory) {

@@ -15,14 +15,18 @@
 
 namespace kiln::runtime::model::testing {
 
+// `SCALE` is the affine kernels' factor (2 unless the source is built with another).
 inline const char kChainKernels[] = R"(#include <stdint.h>
 #include <omp.h>
 typedef union { void* ptr; int64_t i; double f; } kiln_value_t;
+#ifndef SCALE
+#define SCALE 2.0f
+#endif
 int32_t k_affine(const kiln_value_t* args, int32_t num_args) {
   if (num_args != 3) return 1;
   const float* in = (const float*)args[0].ptr;
   float* out = (float*)args[1].ptr;
-  for (int64_t i = 0; i < args[2].i; ++i) out[i] = in[i] * 2.0f + 1.0f;
+  for (int64_t i = 0; i < args[2].i; ++i) out[i] = in[i] * SCALE + 1.0f;
   return 0;
 }
 int32_t k_add4(const kiln_value_t* args, int32_t num_args) {
@@ -121,10 +125,12 @@ inline Manifest ChainManifest() {
 
 // Writes the chain model into `dir` (the library built through `cache_dir`).
 inline void WriteChainArtifact(const std::string& dir, const std::string& cache_dir,
-                               bool fail = false) {
+                               bool fail = false, const std::string& scale = "") {
   BuildOptions build;
   build.cache_dir = cache_dir;
-  BuildResult built = BuildCSource(kChainKernels, build);
+  std::string source = kChainKernels;
+  if (!scale.empty()) source = "#define SCALE " + scale + "\n" + source;
+  BuildResult built = BuildCSource(source, build);
   KILN_CHECK(built.ok, ErrorKind::kInternal, "chain kernels: " + built.error);
   WriteArtifact(dir, ChainManifest(), ChainGraph(fail), ChainConstants(), built.library_path);
 }
