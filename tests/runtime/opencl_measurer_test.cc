@@ -98,7 +98,8 @@ TEST_F(OpenCLMeasurerTest, MatmulBoundToBlocksAndThreads) {
   MeasureResult r = Measure(f, sch.func(), &details);
   ASSERT_TRUE(r.ok()) << MeasureErrorKindName(r.error_kind) << ": " << r.message << "\n"
                       << details.source.code;
-  EXPECT_TRUE(r.correctness_checked || !r.reference.empty());
+  EXPECT_TRUE(r.correctness_checked);
+  EXPECT_NE(r.reference.find("opencl-"), std::string::npos) << r.reference;
   EXPECT_GT(r.median_seconds, 0);
   EXPECT_EQ(r.repeat_seconds.size(), 2u);
   ASSERT_TRUE(details.source.launch.has_value());
