@@ -63,6 +63,29 @@ TEST_F(CompilerTest, SymbolicDimsMakeOneArtifactForEverySize) {
   EXPECT_GT(executor.Plan({{5, 64}}).arena_bytes, executor.Plan({{1, 64}}).arena_bytes);
 }
 
+// With their dims left symbolic, one artifact per model reproduces every committed data set
+// (they differ in batch and sequence length).
+TEST_F(CompilerTest, SymbolicArtifactsReproduceEveryTestDataSet) {
+  for (const std::string name : {"mlp", "transformer_block"}) {
+    Compile(testing::PreparedModel(name, {}), name + "_any");
+    runtime::model::Executor executor = Load(name + "_any");
+    int sets = 0;
+    for (int n = 0;; ++n) {
+      std::string data = std::string(KILN_SOURCE_DIR) + "/examples/models/" + name +
+                         "/test_data_set_" + std::to_string(n) + "/";
+      if (!std::filesystem::exists(data)) break;
+      ir::HostTensor input = ir::frontend::onnx::ReadTensorProtoFile(data + "input_0.pb").value;
+      ir::HostTensor expected = ir::frontend::onnx::ReadTensorProtoFile(data + "output_0.pb").value;
+      std::vector<ir::HostTensor> out = executor.Run({input});
+      ASSERT_EQ(out.size(), 1u);
+      ir::TensorComparison c = ir::CompareTensors(expected, out[0], 1e-3, 1e-4);
+      EXPECT_TRUE(c.ok) << name << " test_data_set_" << n << ": " << c.message;
+      ++sets;
+    }
+    EXPECT_EQ(sets, 2) << name;
+  }
+}
+
 TEST_F(CompilerTest, TheManifestNamesEveryTask) {
   ir::relax::IRModule module = testing::PreparedModel("mlp", {{"batch", 4}});
   CompileReport report = Compile(module, "mlp");
