@@ -1,0 +1,265 @@
+// bench_models: whole models, Kiln against ONNX Runtime, in one run.
+//
+// For each model (the MLP at batch 128, the transformer block, the BERT-base layer at 128
+// tokens, the ResNet-18 stage at 56x56), as a user would run them:
+//   1. `tune run MODEL --trials N --db FILE`: tune every task on this machine.
+//   2. `tune compile` twice: with that database (tuned) and with --no-db (untuned).
+//   3. `tune bench` on each artifact at 1 and 2 threads: median latency, planned peak memory.
+//   4. bench/ort_latency.py in the project's virtual environment: ONNX Runtime at 1 and 2
+//      intra-op threads on inputs of the same shapes, and its peak resident memory growth.
+//
+// Ratios: ort_over_kiln_Nt = ONNX Runtime latency / Kiln tuned latency (above 1: Kiln is
+// faster); untuned_over_tuned = untuned / tuned at 2 threads (and _1t at 1). peak_bytes is
+// what Kiln's executor holds at its peak (weights, arena, outputs); ort_peak_bytes is how much
+// ONNX Runtime's process grew at its peak (weights, arena, outputs, allocator slack).
+// --json prints one JSON object on the last line, one key per model.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "runtime/subprocess.h"
+#include "support/error.h"
+
+namespace kiln::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct ModelSpec {
+  std::string name;
+  std::string path;
+  std::vector<std::string> dims;  // --dim NAME=VALUE of tune
+  std::string ort_input;          // NAME=D0,D1,... of ort_latency.py
+  int64_t default_trials;
+};
+
+struct Options {
+  std::vector<std::string> models = {"mlp", "transformer_block", "bert_layer", "resnet_stage"};
+  int64_t trials = 0;  // per model; 0: each model's default
+  double trials_scale = 1.0;
+  std::string work_dir;
+  std::string tune = TUNE_PATH;
+  std::string python = KILN_VENV_PYTHON;
+  bool keep = false;
+  bool json = false;
+};
+
+std::vector<ModelSpec> Specs() {
+  const std::string examples = std::string(KILN_SOURCE_DIR) + "/examples/models/";
+  const std::string generated = std::string(KILN_MODELS_DIR) + "/";
+  return {
+      {"mlp", examples + "mlp/model.onnx", {"batch=128"}, "x=128,64", 48},
+      {"transformer_block",
+       examples + "transformer_block/model.onnx",
+       {"seq_len=128"},
+       "x=1,128,64",
+       96},
+      {"bert_layer", generated + "bert_layer/model.onnx", {"seq_len=128"}, "x=1,128,768", 128},
+      {"resnet_stage", examples + "resnet_stage/model.onnx", {}, "x=1,64,56,56", 48},
+  };
+}
+
+// Runs a command; its output when it succeeds, else kiln::Error naming it with its output.
+std::string Run(const std::vector<std::string>& argv, double limit_s) {
+  runtime::ProcessOptions options;
+  options.argv = argv;
+  options.capture_output = true;
+  options.time_limit_s = limit_s;
+  options.max_output_bytes = 8 << 20;
+  runtime::ProcessResult result = runtime::RunProcess(options);
+  if (!result.ok()) {
+    std::string command;
+    for (const auto& a : argv) command += (command.empty() ? "" : " ") + a;
+    std::string tail = result.output.size() > 4000
+                           ? result.output.substr(result.output.size() - 4000)
+                           : result.output;
+    throw Error(ErrorKind::kIO, command + ": " + result.Describe() + "\n" + tail);
+  }
+  return result.output;
+}
+
+json LastJson(const std::string& output) {
+  std::string text = output;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  size_t newline = text.rfind('\n');
+  return json::parse(text.substr(newline == std::string::npos ? 0 : newline + 1));
+}
+
+std::vector<std::string> WithDims(std::vector<std::string> argv, const ModelSpec& m) {
+  for (const std::string& d : m.dims) {
+    argv.push_back("--dim");
+    argv.push_back(d);
+  }
+  return argv;
+}
+
+void Note(const std::string& text) { std::cerr << "bench_models: " << text << std::endl; }
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
+  auto start = std::chrono::steady_clock::now();
+  int64_t trials =
+      o.trials > 0 ? o.trials
+                   : std::max<int64_t>(1, static_cast<int64_t>(m.default_trials * o.trials_scale));
+  fs::create_directories(dir);
+  const std::string db = (dir / "tuning.db").string();
+  const std::string cache = (dir / "cache").string();
+
+  Note(m.name + ": tuning, " + std::to_string(trials) + " trials");
+  json tuned_run = LastJson(Run(WithDims({o.tune, "run", m.path, "--trials", std::to_string(trials),
+                                          "--db", db, "--cache-dir", cache, "--json"},
+                                         m),
+                                3600));
+  double tune_s = Seconds(start);
+
+  std::map<std::string, std::string> artifacts = {{"tuned", (dir / "tuned.kiln").string()},
+                                                  {"untuned", (dir / "untuned.kiln").string()}};
+  json tuned_compile;
+  for (const auto& [kind, path] : artifacts) {
+    std::vector<std::string> argv = {o.tune, "compile",     m.path, "-o",
+                                     path,   "--cache-dir", cache,  "--json"};
+    if (kind == "tuned") {
+      argv.insert(argv.end(), {"--db", db});
+    } else {
+      argv.push_back("--no-db");
+    }
+    json compiled = LastJson(Run(WithDims(argv, m), 1800));
+    if (kind == "tuned") tuned_compile = compiled;
+  }
+
+  json kiln;  // kiln[kind][threads] = tune bench's JSON
+  for (const auto& [kind, path] : artifacts) {
+    for (int threads : {1, 2}) {
+      Note(m.name + ": timing " + kind + " at " + std::to_string(threads) + " thread(s)");
+      std::vector<std::string> argv = {o.tune,  "bench", path, "--threads", std::to_string(threads),
+                                       "--json"};
+      // An untuned model can take seconds a run: fewer, shorter repeats.
+      if (kind == "untuned") argv.insert(argv.end(), {"--repeat", "3", "--min-repeat-ms", "0"});
+      kiln[kind][std::to_string(threads)] = LastJson(Run(argv, 1800));
+    }
+  }
+  json ort;
+  for (int threads : {1, 2}) {
+    Note(m.name + ": ONNX Runtime at " + std::to_string(threads) + " thread(s)");
+    ort[std::to_string(threads)] =
+        LastJson(Run({o.python, std::string(KILN_SOURCE_DIR) + "/bench/ort_latency.py", m.path,
+                      "--input", m.ort_input, "--threads", std::to_string(threads)},
+                     600));
+  }
+
+  auto median = [](const json& j) { return j["median_s"].get<double>(); };
+  double tuned_1t = median(kiln["tuned"]["1"]), tuned_2t = median(kiln["tuned"]["2"]);
+  double untuned_1t = median(kiln["untuned"]["1"]), untuned_2t = median(kiln["untuned"]["2"]);
+  double ort_1t = ort["1"]["latency_s"].get<double>(), ort_2t = ort["2"]["latency_s"].get<double>();
+  json out = {
+      {"ort_over_kiln_1t", ort_1t / tuned_1t},
+      {"ort_over_kiln_2t", ort_2t / tuned_2t},
+      {"untuned_over_tuned", untuned_2t / tuned_2t},
+      {"untuned_over_tuned_1t", untuned_1t / tuned_1t},
+      {"trials", tuned_run.value("total_trials", trials)},
+      {"peak_bytes", kiln["tuned"]["2"]["peak_bytes"]},
+      {"ort_peak_bytes", ort["1"]["peak_bytes"]},
+      {"kiln_tuned_s", {{"1t", tuned_1t}, {"2t", tuned_2t}}},
+      {"kiln_untuned_s", {{"1t", untuned_1t}, {"2t", untuned_2t}}},
+      {"ort_s", {{"1t", ort_1t}, {"2t", ort_2t}}},
+      {"tuned_tasks", tuned_compile.value("tuned", 0)},
+      {"untuned_tasks", tuned_compile.value("untuned", 0)},
+      {"tune_s", tune_s},
+      {"seconds", Seconds(start)},
+  };
+  return out;
+}
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+int Main(const Options& o) {
+  auto start = std::chrono::steady_clock::now();
+  std::map<std::string, ModelSpec> specs;
+  for (const ModelSpec& m : Specs()) specs[m.name] = m;
+  for (const std::string& name : o.models) {
+    KILN_CHECK(
+        specs.count(name), ErrorKind::kParse,
+        "--models: unknown model " + name + " (mlp, transformer_block, bert_layer, resnet_stage)");
+  }
+  // The BERT layer is not committed: make it (returns at once when it is up to date).
+  Run({o.python, std::string(KILN_SOURCE_DIR) + "/examples/models/make_models.py", "--out",
+       KILN_MODELS_DIR},
+      600);
+
+  fs::path work = o.work_dir;
+  if (work.empty()) {
+    std::string pattern = (fs::temp_directory_path() / "kiln-bench-models-XXXXXX").string();
+    KILN_CHECK(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO, "mkdtemp " + pattern);
+    work = pattern;
+  }
+  json out = json::object();
+  std::cout << "model              trials  ORT/Kiln 1t  ORT/Kiln 2t  untuned/tuned  Kiln peak MB"
+               "  ORT peak MB\n";
+  for (const std::string& name : o.models) {
+    json r = BenchModel(o, specs[name], work / name);
+    out[name] = r;
+    std::cout << name << std::string(19 - std::min<size_t>(18, name.size()), ' ')
+              << Fixed(r["trials"].get<double>(), 0) << "      " << Fixed(r["ort_over_kiln_1t"], 3)
+              << "        " << Fixed(r["ort_over_kiln_2t"], 3) << "        "
+              << Fixed(r["untuned_over_tuned"], 2) << "          "
+              << Fixed(r["peak_bytes"].get<double>() / 1e6, 1) << "          "
+              << Fixed(r["ort_peak_bytes"].get<double>() / 1e6, 1) << std::endl;
+  }
+  out["config"] = {{"trials_scale", o.trials_scale},
+                   {"trials", o.trials},
+                   {"seconds", Seconds(start)},
+                   {"work_dir", o.keep ? work.string() : ""}};
+  if (!o.keep && o.work_dir.empty()) {
+    std::error_code ec;
+    fs::remove_all(work, ec);
+  }
+  std::cout << "ratios: above 1, Kiln is faster; total " << Fixed(Seconds(start), 0) << " s\n";
+  if (o.json) std::cout << out.dump() << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace kiln::bench
+
+int main(int argc, char** argv) {
+  kiln::bench::Options o;
+  CLI::App app{"bench_models: whole models, Kiln tuned and untuned against ONNX Runtime"};
+  app.add_option("--models", o.models, "models to run (default: all four)");
+  app.add_option("--trials", o.trials, "tuning trials per model (0: each model's default)");
+  app.add_option("--trials-scale", o.trials_scale,
+                 "multiply each model's default trials (48, 96, 128, 48) by this")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--work-dir", o.work_dir, "keep databases and artifacts here");
+  app.add_flag("--keep", o.keep, "keep the temporary work folder");
+  app.add_option("--tune", o.tune, "the tune binary");
+  app.add_option("--python", o.python, "the Python with onnxruntime (the project's .venv)");
+  app.add_flag("--json", o.json, "print one JSON object on the last line");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    return kiln::bench::Main(o);
+  } catch (const kiln::Error& e) {
+    std::cerr << "bench_models: " << e.what() << "\n";
+    return 1;
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << "bench_models: unexpected output: " << e.what() << "\n";
+    return 1;
+  }
+}

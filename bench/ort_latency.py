@@ -1,0 +1,98 @@
+"""ONNX Runtime's latency and peak memory on one model: the baseline of bench/bench_models.
+
+Runs MODEL with ONNX Runtime's CPU provider (all graph optimizations, sequential execution,
+THREADS intra-op threads) on seeded random float32 inputs of the given shapes, as Kiln's
+`tune bench` times a compiled model: warm-up runs, then repeats of enough runs to last
+--min-repeat-ms each; the median run time of the repeats is the figure. Peak memory is the
+growth of this process's peak resident set (VmHWM) over its resident set before the session
+was made: the session's weights, arena and outputs as the operating system sees them.
+
+Prints one JSON object: {"latency_s", "repeats_s", "runs_per_repeat", "threads",
+"peak_bytes", "onnxruntime"}. Run it with the project's virtual environment:
+    .venv/bin/python bench/ort_latency.py MODEL.onnx --input x=1,128,768 --threads 1
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+import onnxruntime
+
+
+def memory_kb(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def parse_input(text):
+    name, _, dims = text.partition("=")
+    if not name or not dims:
+        raise argparse.ArgumentTypeError(f"--input {text}: expected NAME=D0,D1,...")
+    try:
+        shape = [int(d) for d in dims.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--input {text}: dims must be integers") from None
+    if any(d <= 0 for d in shape):
+        raise argparse.ArgumentTypeError(f"--input {text}: dims must be positive")
+    return name, shape
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model")
+    parser.add_argument("--input", action="append", type=parse_input, default=[],
+                        help="NAME=D0,D1,...: an input's shape (float32)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--min-repeat-ms", type=float, default=50)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(args.seed)
+    feeds = {name: rng.uniform(-1, 1, size=shape).astype(np.float32) for name, shape in args.input}
+    baseline_kb = memory_kb("VmRSS")
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = onnxruntime.InferenceSession(args.model, options, providers=["CPUExecutionProvider"])
+    missing = [i.name for i in session.get_inputs() if i.name not in feeds]
+    if missing:
+        print(f"ort_latency: no --input for {', '.join(missing)}", file=sys.stderr)
+        return 2
+
+    for _ in range(args.warmup):
+        session.run(None, feeds)
+    # Runs per repeat: enough for one repeat to last min_repeat_ms.
+    start = time.perf_counter()
+    session.run(None, feeds)
+    once = max(time.perf_counter() - start, 1e-7)
+    number = max(1, int(np.ceil(args.min_repeat_ms / 1e3 / once)))
+    repeats = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            session.run(None, feeds)
+        repeats.append((time.perf_counter() - start) / number)
+
+    print(json.dumps({
+        "latency_s": statistics.median(repeats),
+        "repeats_s": repeats,
+        "runs_per_repeat": number,
+        "threads": args.threads,
+        "peak_bytes": max(0, memory_kb("VmHWM") - baseline_kb) * 1024,
+        "onnxruntime": onnxruntime.__version__,
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
