@@ -55,14 +55,14 @@ std::vector<ModelSpec> Specs() {
   const std::string examples = std::string(KILN_SOURCE_DIR) + "/examples/models/";
   const std::string generated = std::string(KILN_MODELS_DIR) + "/";
   return {
-      {"mlp", examples + "mlp/model.onnx", {"batch=128"}, "x=128,64", 48},
+      {"mlp", examples + "mlp/model.onnx", {"batch=128"}, "x=128,64", 32},
       {"transformer_block",
        examples + "transformer_block/model.onnx",
        {"seq_len=128"},
        "x=1,128,64",
        96},
-      {"bert_layer", generated + "bert_layer/model.onnx", {"seq_len=128"}, "x=1,128,768", 128},
-      {"resnet_stage", examples + "resnet_stage/model.onnx", {}, "x=1,64,56,56", 48},
+      {"bert_layer", generated + "bert_layer/model.onnx", {"seq_len=128"}, "x=1,128,768", 64},
+      {"resnet_stage", examples + "resnet_stage/model.onnx", {}, "x=1,64,56,56", 24},
   };
 }
 
@@ -241,7 +241,7 @@ int main(int argc, char** argv) {
   app.add_option("--models", o.models, "models to run (default: all four)");
   app.add_option("--trials", o.trials, "tuning trials per model (0: each model's default)");
   app.add_option("--trials-scale", o.trials_scale,
-                 "multiply each model's default trials (48, 96, 128, 48) by this")
+                 "multiply each model's default trials (32, 64, 64, 24) by this")
       ->check(CLI::PositiveNumber);
   app.add_option("--work-dir", o.work_dir, "keep databases and artifacts here");
   app.add_flag("--keep", o.keep, "keep the temporary work folder");

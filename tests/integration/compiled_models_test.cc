@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <ostream>
 
 #include "cli/commands/model_input.h"
 #include "compiler/compiler.h"
@@ -30,6 +31,9 @@ struct ModelCase {
   std::string random_dir;
   std::vector<std::vector<int64_t>> random_shapes;
 };
+
+// The test's name in ctest's listing, rather than the struct's bytes.
+void PrintTo(const ModelCase& c, std::ostream* out) { *out << c.name; }
 
 std::string Examples(const std::string& name) {
   return std::string(KILN_SOURCE_DIR) + "/examples/models/" + name;
