@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "runtime/measurer.h"
 #include "support/log_format.h"
+#include "worker/device_probe.h"
 #include "worker/registration.h"
 
 namespace kiln::cli {
@@ -32,8 +34,11 @@ EmbeddedService::EmbeddedService(EmbeddedOptions options)
   int build_jobs = options_.build_jobs > 0
                        ? options_.build_jobs
                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The device that runs the target's code: this machine's CPU, or its GPU of that kind.
+  std::string device = runtime::DeviceKindOfTarget(options_.target);
+  worker::ProbedDevice probed = worker::ProbeDevice(device);
   runner_ = std::make_unique<worker::BatchRunner>(
-      worker::BatchRunnerOptions{.device_kind = "cpu",
+      worker::BatchRunnerOptions{.device_kind = device,
                                  .worker_id = "embedded",
                                  .cache_dir = options_.cache_dir,
                                  .build_jobs = build_jobs});
@@ -42,10 +47,12 @@ EmbeddedService::EmbeddedService(EmbeddedOptions options)
   worker::WorkerClientOptions worker_options;
   worker_options.coordinator = address_;
   worker_options.info = worker::MakeRegistration({.worker_id = "embedded",
-                                                  .device = "cpu",
+                                                  .device = device,
+                                                  .device_key = device == "cpu" ? "" : probed.key,
                                                   .target = options_.target,
                                                   .build_jobs = build_jobs,
                                                   .hostname = host});
+  worker::AddDeviceFacts(probed, worker_options.info);
   worker_ = std::make_unique<worker::WorkerClient>(context_, worker_options, *runner_);
   server_thread_ = std::thread([this] {
     SetThreadLogComponent("coordinator");

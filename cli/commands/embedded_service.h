@@ -1,6 +1,7 @@
 // The embedded mode of `tune run`: the coordinator (Dispatcher, JobService, Server) and one
-// CPU worker (BatchRunner, WorkerClient) in this process, talking over ZeroMQ's inproc
-// transport exactly as the daemons talk over TCP, with the tuning database in a local file.
+// worker of the target's device (BatchRunner, WorkerClient: the CPU, or this machine's GPU of
+// the target's kind) in this process, talking over ZeroMQ's inproc transport exactly as the
+// daemons talk over TCP, with the tuning database in a local file.
 // The server and the worker run on their own threads; the caller submits a job and runs it
 // on its own thread (JobService::RunJob), so unrelated unfinished jobs of the same database
 // are left for a coordinator to resume.

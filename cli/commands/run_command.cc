@@ -40,6 +40,7 @@
 #include "runtime/measurer.h"
 #include "search/tuner.h"
 #include "support/error.h"
+#include "worker/device_probe.h"
 
 namespace kiln::cli {
 namespace {
@@ -198,12 +199,16 @@ int Run(const RunOptions& o) {
   } catch (const Error& e) {
     throw InputError{Error(e.kind(), std::string("--target: ") + e.what())};
   }
+  // A GPU target is measured on this machine's device of that kind: one without it says so.
   if (device != "cpu") {
-    throw InputError{Error(ErrorKind::kUnsupported,
-                           "--target " + o.target +
-                               ": tune run measures on this machine's CPU only (submit the "
-                               "model to a coordinator with a " +
-                               device + " worker: tune submit --target " + o.target + ")")};
+    try {
+      worker::ProbeDevice(device);
+    } catch (const Error& e) {
+      throw InputError{Error(e.kind(), "--target " + o.target + ": " + e.what() +
+                                           " (or submit the model to a coordinator with a " +
+                                           device + " worker: tune submit --target " + o.target +
+                                           ")")};
+    }
   }
   KILN_CHECK(o.cost_model == "xgb" || o.cost_model == "random" || o.cost_model == "none",
              ErrorKind::kParse, "--cost-model " + o.cost_model + ": expected xgb, random or none");
@@ -323,7 +328,8 @@ Command RegisterRunCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "run", "Tune a model (.onnx, .relax) or the kernels of a .tir file on this machine");
   app->add_option("input", o->input, "an ONNX file, a Relax module or a TensorIR file")->required();
-  app->add_option("--target", o->target, "codegen target (llvm or c)");
+  app->add_option("--target", o->target,
+                  "codegen target (llvm or c; vulkan, opencl or cuda on this machine's device)");
   app->add_option("--trials", o->trials, "measured candidates in all")
       ->required()
       ->check(CLI::PositiveNumber);
