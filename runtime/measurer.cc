@@ -75,9 +75,8 @@ std::string DeviceKindOfTarget(const std::string& target) {
   if (kind == "llvm" || kind == "c") return "cpu";
   // Each GPU target runs on the device kind of its API.
   if (kind == "opencl" || kind == "vulkan" || kind == "cuda") return kind;
-  throw Error(ErrorKind::kUnsupported,
-              "no device runs code of target '" + target +
-                  "' (measurable targets: llvm, c, opencl, vulkan, cuda)");
+  throw Error(ErrorKind::kUnsupported, "no device runs code of target '" + target +
+                                           "' (measurable targets: llvm, c, opencl, vulkan, cuda)");
 }
 
 }  // namespace kiln::runtime
