@@ -147,8 +147,13 @@ CLikeEmitter::Bounds CLikeEmitter::BoundsOf(const Expr& e) const {
     }
     case NodeKind::kCast: {
       const auto* c = e.as<CastNode>();
-      if (c->value.dtype().is_integral() && c->value.dtype().bits() <= e.dtype().bits()) {
-        return BoundsOf(c->value);
+      if (!c->value.dtype().is_integral()) return Full();
+      if (c->value.dtype().bits() <= e.dtype().bits()) return BoundsOf(c->value);
+      // A narrowing cast to a signed type keeps every value that fits it.
+      if (e.dtype().is_int() && e.dtype().bits() < 64) {
+        Bounds v = BoundsOf(c->value);
+        int64_t hi = (int64_t{1} << (e.dtype().bits() - 1)) - 1;
+        if (v.min >= -hi - 1 && v.max <= hi) return v;
       }
       return Full();
     }
@@ -199,6 +204,11 @@ std::string CLikeEmitter::PrintIntImm(DataType t, int64_t value) {
 
 std::string CLikeEmitter::PrintCast(DataType to, const Expr& value) {
   return "((" + TypeName(to) + ")" + PrintExpr(value) + ")";
+}
+
+std::string CLikeEmitter::PrintCompare(const char* op, const Expr& e, const Expr& a,
+                                       const Expr& b) {
+  return PrintBinary(op, e, a, b, false);
 }
 
 std::string CLikeEmitter::PrintMinMax(bool is_min, DataType t, const std::string& a,
@@ -292,17 +302,17 @@ std::string CLikeEmitter::PrintExpr(const Expr& e) {
       return PrintMinMax(false, e.dtype(), PrintExpr(e.as<MaxNode>()->a),
                          PrintExpr(e.as<MaxNode>()->b));
     case NodeKind::kEQ:
-      return PrintBinary("==", e, e.as<EQNode>()->a, e.as<EQNode>()->b, false);
+      return PrintCompare("==", e, e.as<EQNode>()->a, e.as<EQNode>()->b);
     case NodeKind::kNE:
-      return PrintBinary("!=", e, e.as<NENode>()->a, e.as<NENode>()->b, false);
+      return PrintCompare("!=", e, e.as<NENode>()->a, e.as<NENode>()->b);
     case NodeKind::kLT:
-      return PrintBinary("<", e, e.as<LTNode>()->a, e.as<LTNode>()->b, false);
+      return PrintCompare("<", e, e.as<LTNode>()->a, e.as<LTNode>()->b);
     case NodeKind::kLE:
-      return PrintBinary("<=", e, e.as<LENode>()->a, e.as<LENode>()->b, false);
+      return PrintCompare("<=", e, e.as<LENode>()->a, e.as<LENode>()->b);
     case NodeKind::kGT:
-      return PrintBinary(">", e, e.as<GTNode>()->a, e.as<GTNode>()->b, false);
+      return PrintCompare(">", e, e.as<GTNode>()->a, e.as<GTNode>()->b);
     case NodeKind::kGE:
-      return PrintBinary(">=", e, e.as<GENode>()->a, e.as<GENode>()->b, false);
+      return PrintCompare(">=", e, e.as<GENode>()->a, e.as<GENode>()->b);
     case NodeKind::kAnd:
       return PrintBinary("&&", e, e.as<AndNode>()->a, e.as<AndNode>()->b, false);
     case NodeKind::kOr:

@@ -49,6 +49,9 @@ class CLikeEmitter {
                                           const std::string& b) = 0;
   virtual std::string PrintMinMax(bool is_min, ir::DataType t, const std::string& a,
                                   const std::string& b);
+  // A comparison `a op b` (op one of == != < <= > >=) of node `e`.
+  virtual std::string PrintCompare(const char* op, const ir::Expr& e, const ir::Expr& a,
+                                   const ir::Expr& b);
   virtual std::string PrintSelect(ir::DataType t, const std::string& cond, const std::string& a,
                                   const std::string& b);
   // Vector expressions; the defaults reject them.

@@ -26,6 +26,7 @@
 #include "runtime/measurer.h"
 #include "search/schedule/trace.h"
 #include "support/error.h"
+#include "worker/device_probe.h"
 
 namespace kiln::cli {
 namespace {
@@ -188,6 +189,14 @@ int Run(const KernelOptions& o, bool show_given) {
   } catch (const Error& e) {
     throw InputError{Error(e.kind(), std::string("--target: ") + e.what())};
   }
+  // A GPU target is measured on this machine's device of that kind: one without it says so.
+  if (device != "cpu") {
+    try {
+      worker::ProbeDevice(device);
+    } catch (const Error& e) {
+      throw InputError{Error(e.kind(), "--target " + o.target + ": " + e.what())};
+    }
+  }
   std::unique_ptr<runtime::Measurer> measurer = runtime::CreateMeasurer(device, options);
   runtime::MeasureDetails details;
   runtime::MeasureResult result = measurer->Measure({workload, scheduled, dims}, &details);
@@ -298,7 +307,9 @@ Command RegisterKernelCommand(CLI::App& parent) {
   app->add_option("file", o->file, "a .tir file of one or more @T.prim_func")->required();
   app->add_option("--trace", o->trace_file, "a schedule trace (MetaSchedule JSON) to replay");
   app->add_option("--func", o->func, "the function to use when the file holds several");
-  app->add_option("--target", o->target, "codegen target (llvm or c: the host CPU)")
+  app->add_option(
+         "--target", o->target,
+         "codegen target: llvm or c (the host CPU), vulkan, opencl or cuda (this machine's device)")
       ->capture_default_str();
   app->add_option("--dim", o->dims, "value of a symbolic dimension or scalar, NAME=VALUE");
   CLI::Option* show =

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <unordered_set>
 
 #include "codegen/gpu/barriers.h"
@@ -613,12 +614,65 @@ class GlslEmitter : public gpu::GpuEmitter {
     return storage_buffers_.count(buffer->data.get()) > 0;
   }
 
-  // GLSL indexes arrays with 32-bit integers only.
+  // GLSL indexes arrays with 32-bit integers only. A 64-bit index whose every part provably
+  // fits 32 bits is computed in 32-bit arithmetic: lavapipe (Mesa 22.3) computed the int64
+  // index arithmetic of a shared-memory matmul tile wrongly where the same shader in 32-bit
+  // was right, and GPUs do 64-bit integer arithmetic slowly (TVM narrows GPU indices too).
   std::string Index(const Expr& index) {
-    std::string s = PrintExpr(index);
     DataType t = index.dtype();
-    if (t.bits() == 32) return s;
-    return "int(" + s + ")";
+    if (t.bits() == 32) return PrintExpr(index);
+    if (std::optional<Expr> narrow = NarrowTo32(index)) return PrintExpr(*narrow);
+    return "int(" + PrintExpr(index) + ")";
+  }
+
+  // lavapipe (Mesa 22.3) also takes a branch on a 64-bit integer comparison wrongly (the
+  // guard of a shared-memory copy inside a loop let the wrong threads through, found by the
+  // search on a fused dense + GELU); a comparison whose operands fit 32 bits is made in 32.
+  std::string PrintCompare(const char* op, const Expr& e, const Expr& a, const Expr& b) override {
+    if (a.dtype().is_int() && a.dtype().bits() == 64 && a.dtype().is_scalar()) {
+      std::optional<Expr> narrow_a = NarrowTo32(a), narrow_b = NarrowTo32(b);
+      if (narrow_a && narrow_b) {
+        return "(" + PrintExpr(*narrow_a) + " " + op + " " + PrintExpr(*narrow_b) + ")";
+      }
+    }
+    return GpuEmitter::PrintCompare(op, e, a, b);
+  }
+
+  // `e` rewritten in int32 arithmetic, or nullopt when some part of it may not fit.
+  std::optional<Expr> NarrowTo32(const Expr& e) {
+    if (!e.dtype().is_int() || !e.dtype().is_scalar()) return std::nullopt;
+    Bounds b = BoundsOf(e);
+    if (b.min < std::numeric_limits<int32_t>::min() ||
+        b.max > std::numeric_limits<int32_t>::max()) {
+      return std::nullopt;
+    }
+    const DataType i32 = DataType::Int(32);
+    auto binary = [&](const Expr& x, const Expr& y, auto make) -> std::optional<Expr> {
+      std::optional<Expr> a = NarrowTo32(x), c = NarrowTo32(y);
+      if (!a || !c) return std::nullopt;
+      return make(*a, *c);
+    };
+    switch (e.kind()) {
+      case NodeKind::kIntImm:
+        return IntImm(i32, e.as<IntImmNode>()->value);
+      case NodeKind::kAdd:
+        return binary(e.as<AddNode>()->a, e.as<AddNode>()->b, [](Expr x, Expr y) { return x + y; });
+      case NodeKind::kSub:
+        return binary(e.as<SubNode>()->a, e.as<SubNode>()->b, [](Expr x, Expr y) { return x - y; });
+      case NodeKind::kMul:
+        return binary(e.as<MulNode>()->a, e.as<MulNode>()->b, [](Expr x, Expr y) { return x * y; });
+      case NodeKind::kFloorDiv:
+        return binary(e.as<FloorDivNode>()->a, e.as<FloorDivNode>()->b, [&](Expr x, Expr y) {
+          return Expr(std::make_shared<const FloorDivNode>(i32, std::move(x), std::move(y)));
+        });
+      case NodeKind::kFloorMod:
+        return binary(e.as<FloorModNode>()->a, e.as<FloorModNode>()->b, [&](Expr x, Expr y) {
+          return Expr(std::make_shared<const FloorModNode>(i32, std::move(x), std::move(y)));
+        });
+      default:
+        // Variables, loads and anything else: converted once, their value fits.
+        return Cast(i32, e);
+    }
   }
 
   std::string LaneIndex(const RampNode* ramp, int lane) {

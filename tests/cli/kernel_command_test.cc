@@ -158,7 +158,7 @@ TEST_F(KernelCommandTest, MalformedInputNamesThePlace) {
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(run.output.find("== lowered =="), std::string::npos) << run.output;
 
-  run = Tune({file, "--target", "cuda"});
+  run = Tune({file, "--target", "metal"});
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_NE(run.output.find("--target"), std::string::npos) << run.output;
 }

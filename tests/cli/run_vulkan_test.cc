@@ -1,8 +1,8 @@
 // `tune run --target vulkan` run as a user runs it, on lavapipe where the machine has no GPU:
-// the bundled MLP's tasks tuned for a few trials with the GPU design space (picked from the
-// target) and measured by the Vulkan measurer (picked from the device kind). Every task ends
-// with a correct best candidate whose trace binds threads, and an untuned time (the default
-// GPU schedule) to compare with. A machine without a Vulkan device skips, saying so.
+// the bundled MLP's three tasks tuned for a round of 4 trials each with the GPU design space
+// (picked from the target) and measured by the Vulkan measurer (picked from the device kind). Every
+// task ends with a correct best candidate whose trace binds threads, and an untuned time (the
+// default GPU schedule) to compare with. A machine without a Vulkan device skips, saying so.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -26,7 +26,7 @@ TEST_F(RunVulkanTest, TunesTheTasksOfAModelOnTheVulkanDevice) {
   std::string model = std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/model.onnx";
   runtime::ProcessResult run =
       RunTune("run",
-              {model, "--target", "vulkan", "--trials", "8", "--trials-per-round", "4",
+              {model, "--target", "vulkan", "--trials", "12", "--trials-per-round", "4",
                "--population", "16", "--db", (dir_ / "tuning.db").string(), "--json"},
               {}, 600);
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.output;
