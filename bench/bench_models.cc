@@ -241,7 +241,7 @@ int main(int argc, char** argv) {
   app.add_option("--models", o.models, "models to run (default: all four)");
   app.add_option("--trials", o.trials, "tuning trials per model (0: each model's default)");
   app.add_option("--trials-scale", o.trials_scale,
-                 "multiply each model's default trials (32, 64, 64, 24) by this")
+                 "multiply each model's default trials (32, 96, 64, 24) by this")
       ->check(CLI::PositiveNumber);
   app.add_option("--work-dir", o.work_dir, "keep databases and artifacts here");
   app.add_flag("--keep", o.keep, "keep the temporary work folder");
