@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "ir/arith/analyzer.h"
@@ -10,6 +11,15 @@
 #include "support/error.h"
 
 namespace kiln::cli {
+
+int ExitTwoOnInputError(const std::function<int()>& run) {
+  try {
+    return run();
+  } catch (const InputError& e) {
+    std::cerr << "tune: " << ErrorKindName(e.error.kind()) << ": " << e.error.what() << "\n";
+    return 2;
+  }
+}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

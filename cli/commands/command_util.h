@@ -1,20 +1,33 @@
-// Helpers the `tune` subcommands share: reading input files, symbolic dimension values from
-// --dim NAME=VALUE options, and the concrete shapes of buffers once those are bound.
+// Helpers the `tune` subcommands share: the exit status of unusable input, reading input
+// files, symbolic dimension values from --dim NAME=VALUE options, and the concrete shapes of
+// buffers once those are bound.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "ir/buffer.h"
 #include "ir/text/printer.h"
+#include "support/error.h"
 
 namespace CLI {
 class App;
 }
 
 namespace kiln::cli {
+
+// Thrown by a command when its input or options are unusable (exit status 2), as opposed to a
+// failure of the work itself (exit status 1).
+struct InputError {
+  Error error;
+};
+
+// Runs a command's body: an InputError is printed as "tune: KIND: message" and gives exit
+// status 2.
+int ExitTwoOnInputError(const std::function<int()>& run);
 
 // The whole file; kiln::Error(kIO) "PATH: cannot open file".
 std::string ReadFile(const std::string& path);

@@ -47,10 +47,6 @@ struct CompileCommandOptions {
   bool json = false;
 };
 
-struct InputError {
-  Error error;
-};
-
 std::set<std::string> SymbolicDimsOf(
     const std::vector<ir::relax::transform::ExtractedTask>& tasks) {
   std::set<std::string> names;
@@ -224,15 +220,7 @@ Command RegisterCompileCommand(CLI::App& parent) {
   app->add_option("--build-jobs", o->build_jobs, "parallel compiles (0: every core)")
       ->check(CLI::NonNegativeNumber);
   app->add_flag("--json", o->json, "print one JSON object on the last line");
-  return {app, [o]() {
-            try {
-              return Run(*o);
-            } catch (const InputError& e) {
-              std::cerr << "tune: " << ErrorKindName(e.error.kind()) << ": " << e.error.what()
-                        << "\n";
-              return 2;
-            }
-          }};
+  return {app, [o]() { return ExitTwoOnInputError([&] { return Run(*o); }); }};
 }
 
 }  // namespace kiln::cli

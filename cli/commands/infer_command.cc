@@ -29,10 +29,6 @@ struct InferOptions {
   bool json = false;
 };
 
-struct InputError {
-  Error error;
-};
-
 int Run(const InferOptions& o) {
   std::unique_ptr<runtime::model::Executor> executor;
   std::vector<ir::HostTensor> inputs;
@@ -103,15 +99,7 @@ Command RegisterInferCommand(CLI::App& parent) {
   app->add_option("--threads", o->threads, "threads of the kernels (0: every core)")
       ->check(CLI::NonNegativeNumber);
   app->add_flag("--json", o->json, "print one JSON object on the last line");
-  return {app, [o]() {
-            try {
-              return Run(*o);
-            } catch (const InputError& e) {
-              std::cerr << "tune: " << ErrorKindName(e.error.kind()) << ": " << e.error.what()
-                        << "\n";
-              return 2;
-            }
-          }};
+  return {app, [o]() { return ExitTwoOnInputError([&] { return Run(*o); }); }};
 }
 
 }  // namespace kiln::cli

@@ -53,10 +53,6 @@ struct KernelOptions {
 };
 
 // An input the user gave cannot be used: exit code 2.
-struct InputError {
-  Error error;
-};
-
 const std::set<std::string> kSections = {"scheduled", "lowered", "c"};
 
 std::set<std::string> Sections(const std::vector<std::string>& show) {

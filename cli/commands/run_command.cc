@@ -69,10 +69,6 @@ struct RunOptions {
   std::string db;
 };
 
-struct InputError {
-  Error error;
-};
-
 // Symbolic dims of `f`'s parameters, by name.
 std::set<std::string> SymbolicDims(const ir::PrimFunc& f) {
   std::set<std::string> names;
@@ -363,15 +359,7 @@ Command RegisterRunCommand(CLI::App& parent) {
                   "(default $KILN_DB, else ~/.cache/kiln/tuning.db)");
   app->add_option("-o,--output", o->output, "write the best trace of each task here (JSON lines)");
   app->add_flag("--json", o->json, "print one JSON object on the last line");
-  return {app, [o]() {
-            try {
-              return Run(*o);
-            } catch (const InputError& e) {
-              std::cerr << "tune: " << ErrorKindName(e.error.kind()) << ": " << e.error.what()
-                        << "\n";
-              return 2;
-            }
-          }};
+  return {app, [o]() { return ExitTwoOnInputError([&] { return Run(*o); }); }};
 }
 
 }  // namespace kiln::cli
