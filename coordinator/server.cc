@@ -4,6 +4,7 @@
 #include <chrono>
 #include <zmq_addon.hpp>
 
+#include "schemas/poll.h"
 #include "support/error.h"
 #include "support/logging.h"
 
@@ -146,7 +147,8 @@ void Server::Run(const std::atomic<bool>& stop) {
     zmq::pollitem_t items[] = {
         {socket_.handle(), 0, ZMQ_POLLIN, 0},
         {metrics_ ? metrics_->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
-    zmq::poll(items, metrics_ ? 2 : 1, std::chrono::milliseconds(options_.poll_ms));
+    schemas::PollIgnoringSignals(items, metrics_ ? 2 : 1,
+                                 std::chrono::milliseconds(options_.poll_ms));
     if (metrics_ && (items[1].revents & ZMQ_POLLIN)) {
       try {
         metrics_->Serve(RenderMetrics(Metrics()));

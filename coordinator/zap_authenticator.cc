@@ -3,6 +3,7 @@
 
 #include <zmq_addon.hpp>
 
+#include "schemas/poll.h"
 #include "support/logging.h"
 
 namespace kiln::coordinator {
@@ -22,7 +23,7 @@ ZapAuthenticator::~ZapAuthenticator() {
 void ZapAuthenticator::Loop() {
   while (!stop_) {
     zmq::pollitem_t items[] = {{socket_.handle(), 0, ZMQ_POLLIN, 0}};
-    zmq::poll(items, 1, std::chrono::milliseconds(20));
+    schemas::PollIgnoringSignals(items, 1, std::chrono::milliseconds(20));
     if (!(items[0].revents & ZMQ_POLLIN)) continue;
     std::vector<zmq::message_t> request;
     if (!zmq::recv_multipart(socket_, std::back_inserter(request), zmq::recv_flags::dontwait)) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "schemas/convert.h"
+#include "schemas/poll.h"
 #include "support/error.h"
 #include "support/logging.h"
 
@@ -57,7 +58,7 @@ void WorkerClient::Run(const std::atomic<bool>& stop) {
     double register_sent = Now();
     while (!stop) {
       zmq::pollitem_t items[] = {{socket.handle(), 0, ZMQ_POLLIN, 0}};
-      zmq::poll(items, 1, std::chrono::milliseconds(5));
+      schemas::PollIgnoringSignals(items, 1, std::chrono::milliseconds(5));
       if (items[0].revents & ZMQ_POLLIN) {
         zmq::message_t frame;
         if (!socket.recv(frame, zmq::recv_flags::dontwait)) continue;

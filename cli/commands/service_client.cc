@@ -15,6 +15,7 @@
 #include "cli/commands/task_table.h"
 #include "schemas/convert.h"
 #include "schemas/curve_keys.h"
+#include "schemas/poll.h"
 #include "support/error.h"
 
 namespace kiln::cli {
@@ -65,7 +66,8 @@ zmq::socket_t Connect(const std::string& address) {
 std::optional<schemas::Message> Receive(zmq::socket_t& socket, const std::string& address,
                                         double timeout_s) {
   zmq::pollitem_t items[] = {{socket.handle(), 0, ZMQ_POLLIN, 0}};
-  zmq::poll(items, 1, std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
+  schemas::PollIgnoringSignals(items, 1,
+                               std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
   if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
   zmq::message_t frame;
   KILN_CHECK(socket.recv(frame, zmq::recv_flags::dontwait).has_value(), ErrorKind::kIO,
