@@ -1,26 +1,30 @@
 // Every task of the bundled models, under the default GPU schedule (what an untuned model runs:
-// each top-level block's spatial loops fused, split by the thread count, bound), built for
-// OpenCL, run on this machine's OpenCL device (PoCL without a GPU) by the OpenCL measurer and
-// compared with the reference interpreter on random inputs. A machine without an OpenCL device
-// skips, saying so.
+// each top-level block's spatial loops fused, split by the thread count, bound), built for each
+// GPU API that runs here, run on this machine's device (PoCL for OpenCL and lavapipe for Vulkan
+// without a GPU) by its measurer and compared with the reference interpreter on random inputs.
+// A machine without the device skips, saying so.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
+#include <iostream>
 
 #include "ir/frontend/onnx/import.h"
 #include "ir/relax/transform/extract_tasks.h"
 #include "ir/relax/transform/pipeline.h"
-#include "runtime/opencl/opencl_measurer.h"
+#include "runtime/measurer.h"
 #include "search/space/thread_binding.h"
 
 namespace kiln {
 using namespace ir;
 namespace {
 
-TEST(OpenCLModelTasksTest, EveryTaskUnderTheDefaultGpuScheduleMatchesTheInterpreter) {
+class GpuModelTasksTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuModelTasksTest, EveryTaskUnderTheDefaultGpuScheduleMatchesTheInterpreter) {
+  const std::string device = GetParam();
   std::string pattern =
-      (std::filesystem::temp_directory_path() / "kiln-ocl-models-XXXXXX").string();
+      (std::filesystem::temp_directory_path() / ("kiln-" + device + "-models-XXXXXX")).string();
   ASSERT_NE(mkdtemp(pattern.data()), nullptr);
   struct Cleanup {
     std::string dir;
@@ -31,14 +35,14 @@ TEST(OpenCLModelTasksTest, EveryTaskUnderTheDefaultGpuScheduleMatchesTheInterpre
   } cleanup{pattern};
 
   runtime::MeasureOptions options;
-  options.target = "opencl";
+  options.target = device;
   options.cache_dir = pattern;
   options.timing = {.number = 1, .repeat = 1, .min_repeat_ms = 0, .warmup = 0};
   options.run_time_limit_s = 120;
   options.build_jobs = 2;  // two runner processes build ahead at once
   std::unique_ptr<runtime::Measurer> measurer;
   try {
-    measurer = runtime::opencl::CreateOpenCLMeasurer(options);
+    measurer = runtime::CreateMeasurer(device, options);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::kUnsupported) GTEST_SKIP() << "skipped: " << e.what();
     throw;
@@ -70,8 +74,14 @@ TEST(OpenCLModelTasksTest, EveryTaskUnderTheDefaultGpuScheduleMatchesTheInterpre
   }
   int tasks = static_cast<int>(results.size());
   EXPECT_GE(tasks, 8);
-  std::cout << "[ models ] " << tasks << " tasks ran on OpenCL and matched the interpreter\n";
+  std::cout << "[ models ] " << tasks << " tasks ran on " << device
+            << " and matched the interpreter\n";
 }
+
+INSTANTIATE_TEST_SUITE_P(Devices, GpuModelTasksTest, ::testing::Values("opencl", "vulkan"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 }  // namespace
 }  // namespace kiln
