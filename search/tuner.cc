@@ -144,8 +144,8 @@ void Tuner::State::SubmitUntuned() {
     r.workload = tasks[i].workload;
     // On a GPU the workload as written runs on one thread: its untuned kernel is the default
     // GPU schedule (every stage bound to blocks and threads), as a GPU compiler would emit.
-    r.scheduled = IsGpuPreset(options.target) ? DefaultGpuSchedule(tasks[i].workload)
-                                              : tasks[i].workload;
+    r.scheduled =
+        IsGpuPreset(options.target) ? DefaultGpuSchedule(tasks[i].workload) : tasks[i].workload;
     r.dims = tasks[i].dims;
     r.untuned = true;
     flights[r.id] = {i, -1, 0};

@@ -1,5 +1,5 @@
-// The postprocessors, one per file in this folder (MetaSchedule's CPU and GPU lists). Each rewrites a
-// sampled candidate and doubles as a validator: Apply returns false to reject it.
+// The postprocessors, one per file in this folder (MetaSchedule's CPU and GPU lists). Each rewrites
+// a sampled candidate and doubles as a validator: Apply returns false to reject it.
 #pragma once
 
 #include <cstdint>
