@@ -6,8 +6,6 @@
 #include <exception>
 #include <thread>
 
-#include "ir/arith/analyzer.h"
-#include "runtime/interpreter_cost.h"
 #include "runtime/kernel_source.h"
 #include "support/error.h"
 
@@ -38,54 +36,6 @@ SandboxOptions SandboxOptionsFor(const MeasureOptions& options) {
   return s;
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
-// Empty when `scheduled` takes the parameters the reference was made for (same count, kinds,
-// dtypes and concrete shapes); otherwise what differs.
-std::string ParameterMismatch(const ir::PrimFunc& scheduled, const Reference& reference,
-                              const std::map<std::string, int64_t>& dims) {
-  if (scheduled->params.size() != reference.params.size()) {
-    return "the scheduled function has " + std::to_string(scheduled->params.size()) +
-           " parameters; the workload has " + std::to_string(reference.params.size());
-  }
-  ir::arith::Analyzer analyzer;
-  BindDims(scheduled, dims, analyzer);
-  for (size_t i = 0; i < scheduled->params.size(); ++i) {
-    const ReferenceParam& want = reference.params[i];
-    auto buffer = scheduled->BufferOf(scheduled->params[i]);
-    std::string where = "parameter " + std::to_string(i) + " (" + want.name + ")";
-    bool want_tensor = want.input.kind == ArgSpec::Kind::kTensorFile;
-    if (!buffer) {
-      if (want_tensor) return where + ": the scheduled function takes a scalar, not a tensor";
-      continue;
-    }
-    if (!want_tensor) return where + ": the scheduled function takes a tensor, not a scalar";
-    std::vector<int64_t> shape;
-    for (const ir::Expr& extent : (*buffer)->shape) {
-      auto value = ir::AsConstInt(analyzer.Simplify(extent));
-      if (!value) return where + ": the scheduled function's shape is not computable";
-      shape.push_back(*value);
-    }
-    if ((*buffer)->dtype != want.input.dtype || shape != want.input.shape) {
-      return where + ": the scheduled function takes " + (*buffer)->dtype.ToString() +
-             ShapeText(shape) + "; the workload takes " + want.input.dtype.ToString() +
-             ShapeText(want.input.shape);
-    }
-  }
-  return "";
-}
-
-MeasureResult Failure(MeasureErrorKind kind, std::string message) {
-  MeasureResult r;
-  r.error_kind = kind;
-  r.message = std::move(message);
-  return r;
-}
-
 }  // namespace
 
 CpuMeasurer::CpuMeasurer(MeasureOptions options)
@@ -106,7 +56,7 @@ CpuMeasurer::Prepared CpuMeasurer::Prepare(const MeasureCandidate& candidate) {
   std::string mismatch =
       ParameterMismatch(candidate.scheduled, *p.details.reference, candidate.dims);
   if (!mismatch.empty()) {
-    p.result = Failure(MeasureErrorKind::kWrongResult, mismatch);
+    p.result = FailedResult(MeasureErrorKind::kWrongResult, mismatch);
     return p;
   }
 
@@ -119,8 +69,8 @@ CpuMeasurer::Prepared CpuMeasurer::Prepare(const MeasureCandidate& candidate) {
     p.details.lowered = kernel.lowered;
     p.details.source = std::move(kernel.source);
   } catch (const Error& e) {
-    p.result =
-        Failure(MeasureErrorKind::kBuildError, std::string("code generation failed: ") + e.what());
+    p.result = FailedResult(MeasureErrorKind::kBuildError,
+                            std::string("code generation failed: ") + e.what());
     return p;
   }
   p.details.generate_seconds =

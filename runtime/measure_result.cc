@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 namespace kiln::runtime {
 namespace {
@@ -39,9 +40,20 @@ std::string ElementIndex(const std::vector<int64_t>& shape, int64_t flat) {
     index[d] = flat % extent;
     flat /= extent;
   }
+  return ShapeText(index);
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
   std::string text = "[";
-  for (size_t d = 0; d < index.size(); ++d) text += (d ? ", " : "") + std::to_string(index[d]);
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
   return text + "]";
+}
+
+MeasureResult FailedResult(MeasureErrorKind kind, std::string message) {
+  MeasureResult r;
+  r.error_kind = kind;
+  r.message = std::move(message);
+  return r;
 }
 
 ir::Tolerance OutputTolerance(const ir::HostTensor& expected) {

@@ -66,5 +66,10 @@ ir::Tolerance OutputTolerance(const ir::HostTensor& expected);
 
 // "[1, 5]": the index of element `flat` of a row-major tensor of `shape`.
 std::string ElementIndex(const std::vector<int64_t>& shape, int64_t flat);
+// "[2, 3]": a shape in messages.
+std::string ShapeText(const std::vector<int64_t>& shape);
+
+// A result of error `kind` with `message`, nothing measured.
+MeasureResult FailedResult(MeasureErrorKind kind, std::string message);
 
 }  // namespace kiln::runtime

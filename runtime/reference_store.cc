@@ -7,6 +7,7 @@
 #include <set>
 
 #include "codegen/target.h"
+#include "ir/arith/analyzer.h"
 #include "ir/functor.h"
 #include "ir/interpreter/interpreter.h"
 #include "ir/interpreter/random_inputs.h"
@@ -267,6 +268,39 @@ std::shared_ptr<const Reference> ReferenceStore::Compute(const ir::PrimFunc& wor
   for (size_t i = 0; i < saved->params.size(); ++i)
     saved->params[i].name = reference.params[i].name;
   return saved;
+}
+
+std::string ParameterMismatch(const ir::PrimFunc& scheduled, const Reference& reference,
+                              const std::map<std::string, int64_t>& dims) {
+  if (scheduled->params.size() != reference.params.size()) {
+    return "the scheduled function has " + std::to_string(scheduled->params.size()) +
+           " parameters; the workload has " + std::to_string(reference.params.size());
+  }
+  ir::arith::Analyzer analyzer;
+  BindDims(scheduled, dims, analyzer);
+  for (size_t i = 0; i < scheduled->params.size(); ++i) {
+    const ReferenceParam& want = reference.params[i];
+    auto buffer = scheduled->BufferOf(scheduled->params[i]);
+    std::string where = "parameter " + std::to_string(i) + " (" + want.name + ")";
+    bool want_tensor = want.input.kind == ArgSpec::Kind::kTensorFile;
+    if (!buffer) {
+      if (want_tensor) return where + ": the scheduled function takes a scalar, not a tensor";
+      continue;
+    }
+    if (!want_tensor) return where + ": the scheduled function takes a tensor, not a scalar";
+    std::vector<int64_t> shape;
+    for (const ir::Expr& extent : (*buffer)->shape) {
+      auto value = ir::AsConstInt(analyzer.Simplify(extent));
+      if (!value) return where + ": the scheduled function's shape is not computable";
+      shape.push_back(*value);
+    }
+    if ((*buffer)->dtype != want.input.dtype || shape != want.input.shape) {
+      return where + ": the scheduled function takes " + (*buffer)->dtype.ToString() +
+             ShapeText(shape) + "; the workload takes " + want.input.dtype.ToString() +
+             ShapeText(want.input.shape);
+    }
+  }
+  return "";
 }
 
 }  // namespace kiln::runtime

@@ -69,6 +69,11 @@ struct Reference {
 uint64_t ReferenceKey(const ir::PrimFunc& workload, const std::map<std::string, int64_t>& dims,
                       uint64_t seed);
 
+// Empty when `scheduled` takes the parameters the reference was made for (same count, kinds,
+// dtypes and concrete shapes, with symbolic dims valued from `dims`); otherwise what differs.
+std::string ParameterMismatch(const ir::PrimFunc& scheduled, const Reference& reference,
+                              const std::map<std::string, int64_t>& dims);
+
 class ReferenceStore {
  public:
   explicit ReferenceStore(ReferenceOptions options = {});

@@ -11,10 +11,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "ir/arith/analyzer.h"
 #include "runtime/file_util.h"
 #include "runtime/gpu/gpu_protocol.h"
-#include "runtime/interpreter_cost.h"
 #include "runtime/kernel_source.h"
 #include "runtime/sandbox_client.h"
 #include "runtime/subprocess.h"
@@ -61,53 +59,6 @@ std::string Tail(const std::string& output) {
 bool IsExecutable(const fs::path& path) {
   std::error_code ec;
   return fs::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0;
-}
-
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
-// Empty when `scheduled` takes the parameters the reference was made for.
-std::string ParameterMismatch(const ir::PrimFunc& scheduled, const Reference& reference,
-                              const std::map<std::string, int64_t>& dims) {
-  if (scheduled->params.size() != reference.params.size()) {
-    return "the scheduled function has " + std::to_string(scheduled->params.size()) +
-           " parameters; the workload has " + std::to_string(reference.params.size());
-  }
-  ir::arith::Analyzer analyzer;
-  BindDims(scheduled, dims, analyzer);
-  for (size_t i = 0; i < scheduled->params.size(); ++i) {
-    const ReferenceParam& want = reference.params[i];
-    auto buffer = scheduled->BufferOf(scheduled->params[i]);
-    std::string where = "parameter " + std::to_string(i) + " (" + want.name + ")";
-    bool want_tensor = want.input.kind == ArgSpec::Kind::kTensorFile;
-    if (!buffer) {
-      if (want_tensor) return where + ": the scheduled function takes a scalar, not a tensor";
-      continue;
-    }
-    if (!want_tensor) return where + ": the scheduled function takes a tensor, not a scalar";
-    std::vector<int64_t> shape;
-    for (const ir::Expr& extent : (*buffer)->shape) {
-      auto value = ir::AsConstInt(analyzer.Simplify(extent));
-      if (!value) return where + ": the scheduled function's shape is not computable";
-      shape.push_back(*value);
-    }
-    if ((*buffer)->dtype != want.input.dtype || shape != want.input.shape) {
-      return where + ": the scheduled function takes " + (*buffer)->dtype.ToString() +
-             ShapeText(shape) + "; the workload takes " + want.input.dtype.ToString() +
-             ShapeText(want.input.shape);
-    }
-  }
-  return "";
-}
-
-MeasureResult Failure(MeasureErrorKind kind, std::string message) {
-  MeasureResult r;
-  r.error_kind = kind;
-  r.message = std::move(message);
-  return r;
 }
 
 std::string EnvName(const std::string& kind) {
@@ -212,7 +163,7 @@ MeasureResult GpuMeasurer::MeasureImpl(const MeasureCandidate& candidate, Measur
   d.reference = references_.Get(candidate.workload, candidate.dims, options_.input_seed);
   const Reference& reference = *d.reference;
   std::string mismatch = ParameterMismatch(candidate.scheduled, reference, candidate.dims);
-  if (!mismatch.empty()) return Failure(MeasureErrorKind::kWrongResult, mismatch);
+  if (!mismatch.empty()) return FailedResult(MeasureErrorKind::kWrongResult, mismatch);
 
   auto start = std::chrono::steady_clock::now();
   try {
@@ -222,8 +173,8 @@ MeasureResult GpuMeasurer::MeasureImpl(const MeasureCandidate& candidate, Measur
     d.lowered = kernel.lowered;
     d.source = std::move(kernel.source);
   } catch (const Error& e) {
-    return Failure(MeasureErrorKind::kBuildError,
-                   std::string("code generation failed: ") + e.what());
+    return FailedResult(MeasureErrorKind::kBuildError,
+                        std::string("code generation failed: ") + e.what());
   }
   d.generate_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -282,7 +233,7 @@ MeasureResult GpuMeasurer::MeasureImpl(const MeasureCandidate& candidate, Measur
       request.kernels.push_back(codegen::gpu::Concretize(k, values));
     }
   } catch (const Error& e) {
-    return Failure(MeasureErrorKind::kBuildError, std::string("launch extents: ") + e.what());
+    return FailedResult(MeasureErrorKind::kBuildError, std::string("launch extents: ") + e.what());
   }
 
   TempDir dir;
@@ -311,19 +262,19 @@ MeasureResult GpuMeasurer::MeasureImpl(const MeasureCandidate& candidate, Measur
   }
   std::string what = spec_.runner_name + " for kernel " + d.source.signature.symbol;
   if (run.timed_out) {
-    return Failure(MeasureErrorKind::kTimeout, what + " " + run.Describe() + "; killed");
+    return FailedResult(MeasureErrorKind::kTimeout, what + " " + run.Describe() + "; killed");
   }
   if (!run.exited) {
-    return Failure(MeasureErrorKind::kRuntimeError,
-                   what + " crashed: " + run.Describe() + ": " + Tail(run.output));
+    return FailedResult(MeasureErrorKind::kRuntimeError,
+                        what + " crashed: " + run.Describe() + ": " + Tail(run.output));
   }
   if (run.exit_code == kSandboxFaultExitStatus || run.exit_code == kNoDeviceExitStatus) {
     throw SandboxFault(ErrorKind::kIO, what + " could not carry out the request (" +
                                            run.Describe() + "): " + Tail(run.output));
   }
   if (run.exit_code != 0) {
-    return Failure(MeasureErrorKind::kRuntimeError,
-                   what + " " + run.Describe() + ": " + Tail(run.output));
+    return FailedResult(MeasureErrorKind::kRuntimeError,
+                        what + " " + run.Describe() + ": " + Tail(run.output));
   }
   if (warm) return {};
   SandboxResult r;
