@@ -172,6 +172,20 @@ void JobService::Publish(int64_t job_id, bool force) {
   }
 }
 
+bool JobService::Cancel(int64_t job_id, const std::string& reason) {
+  std::optional<database::Job> job = db_.GetJob(job_id);
+  KILN_CHECK(job.has_value(), ErrorKind::kParse, "cancel: no job " + std::to_string(job_id));
+  if (database::IsFinished(job->state)) return false;
+  db_.SetJobState(job->id, database::JobState::kCancelled, reason);
+  KILN_LOG_INFO("job {}: {}", job->id, reason);
+  {
+    std::lock_guard lock(mutex_);
+    if (running_job_ == job->id) dispatcher_.Interrupt();
+  }
+  Publish(job->id, true);
+  return true;
+}
+
 schemas::Message JobService::Handle(const schemas::Message& request) {
   if (const auto* submit = std::get_if<schemas::SubmitMsg>(&request)) {
     int64_t id = SubmitJob(*submit);
@@ -179,19 +193,9 @@ schemas::Message JobService::Handle(const schemas::Message& request) {
     return schemas::SubmittedMsg{static_cast<uint64_t>(id)};
   }
   if (const auto* cancel = std::get_if<schemas::CancelMsg>(&request)) {
-    std::optional<database::Job> job = db_.GetJob(static_cast<int64_t>(cancel->job_id));
-    KILN_CHECK(job.has_value(), ErrorKind::kParse,
-               "cancel: no job " + std::to_string(cancel->job_id));
-    if (!database::IsFinished(job->state)) {
-      db_.SetJobState(job->id, database::JobState::kCancelled, "cancelled by a client");
-      KILN_LOG_INFO("job {} cancelled by a client", job->id);
-      {
-        std::lock_guard lock(mutex_);
-        if (running_job_ == job->id) dispatcher_.Interrupt();
-      }
-      Publish(job->id, true);
-    }
-    return Event(*db_.GetJob(job->id));
+    int64_t id = static_cast<int64_t>(cancel->job_id);
+    Cancel(id, "cancelled by a client");
+    return Event(*db_.GetJob(id));
   }
   const auto* query = std::get_if<schemas::QueryMsg>(&request);
   KILN_CHECK(query != nullptr, ErrorKind::kUnsupported,

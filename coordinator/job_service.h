@@ -70,6 +70,10 @@ class JobService : public ClientHandler {
   int64_t SubmitJob(const JobSpec& spec);
   // Runs one job to its end on the calling thread (what the runner thread does per job).
   void RunJob(int64_t job_id);
+  // Marks an unfinished job cancelled with `reason` and interrupts its running batch, so that
+  // RunJob returns soon; what was measured stays stored. False when the job had finished.
+  // kiln::Error(kParse) when there is no such job.
+  bool Cancel(int64_t job_id, const std::string& reason);
 
   // Called with every progress report of a running job, and with the last (finished set),
   // on the thread that runs the job.

@@ -12,7 +12,8 @@
 // object on the last line of stdout.
 //
 // Exit codes: 0 tuned (every task found a correct candidate); 1 a task found none or the
-// machinery failed; 2 the input or options were unusable.
+// machinery failed; 2 the input or options were unusable; 128 + N interrupted by signal N
+// (SIGINT, SIGTERM), the job cancelled and its measurements kept.
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +30,7 @@
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
 #include "cli/commands/embedded_service.h"
+#include "cli/commands/interrupt_watch.h"
 #include "cli/commands/model_input.h"
 #include "cli/commands/task_table.h"
 #include "ir/analysis/flop_count.h"
@@ -38,6 +40,7 @@
 #include "ir/substitute.h"
 #include "ir/text/parser.h"
 #include "runtime/measurer.h"
+#include "runtime/subprocess.h"
 #include "search/tuner.h"
 #include "support/error.h"
 #include "worker/device_probe.h"
@@ -268,8 +271,29 @@ int Run(const RunOptions& o) {
     printer(r);
     last = r;
   });
-  service->jobs().RunJob(job_id);
+  int interrupted_by = 0;
+  {
+    // Ctrl-C cancels the job: what was measured stays stored and the job is not left
+    // "running" for a coordinator to resume.
+    InterruptWatch watch([&](int signal) {
+      try {
+        service->jobs().Cancel(job_id, "interrupted by " + runtime::SignalName(signal));
+      } catch (const std::exception& e) {
+        std::cerr << "tune: cancelling job " << job_id << ": " << e.what() << "\n";
+      }
+    });
+    service->jobs().RunJob(job_id);
+    interrupted_by = watch.signal();
+  }
   std::optional<database::Job> job = service->db().GetJob(job_id);
+  if (interrupted_by != 0 && job && job->state == database::JobState::kCancelled) {
+    if (last) {
+      for (const std::string& line : TaskTable(*last)) std::cout << line << "\n";
+    }
+    std::cerr << "tune: job " << job_id << " interrupted by " << runtime::SignalName(interrupted_by)
+              << "; its measurements are stored in " << embedded.db_path << "\n";
+    return 128 + interrupted_by;
+  }
   if (!job || job->state != database::JobState::kDone || !last || !last->finished) {
     std::string why = job ? job->error : "the job vanished from the database";
     std::cerr << "tune: job " << job_id << " " << (job ? database::JobStateName(job->state) : "")

@@ -2,8 +2,8 @@
 // file for a handful of trials. The --json line reports each task (trials, a checked best
 // latency, the untuned one, the best trace) with the job and the database, -o writes one
 // record per task whose trace replays, every measurement is stored in the database, a second
-// run of the same kernel starts from the first's best, and unusable input exits with code 2
-// and a message that says where.
+// run of the same kernel starts from the first's best, an interrupt cancels the job and keeps
+// its measurements, and unusable input exits with code 2 and a message that says where.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -149,6 +149,51 @@ TEST_F(RunCommandTest, MeasurementsAreStoredAndASecondRunStartsFromTheFirstsBest
   EXPECT_TRUE(again["tasks"][0]["best_trace"].is_array());
   database::SqliteDatabase db(db_path);
   EXPECT_EQ(db.CountRecords(), 9);
+}
+
+TEST_F(RunCommandTest, AnInterruptCancelsTheJobAndKeepsItsMeasurements) {
+  std::string kernels =
+      Write("mm.tir",
+            std::string(kKernels).substr(0, std::string(kKernels).find("@T.prim_func\ndef scale")));
+  std::string db_path = (dir_ / "tuning.db").string();
+  // A budget far beyond the time allowed: SIGINT arrives while the job runs.
+  runtime::ProcessOptions options;
+  options.argv = {"timeout",
+                  "--preserve-status",
+                  "-s",
+                  "INT",
+                  "10",
+                  TUNE_PATH,
+                  "run",
+                  kernels,
+                  "--trials",
+                  "100000",
+                  "--threads",
+                  "1",
+                  "--cost-model",
+                  "random",
+                  "--min-repeat-ms",
+                  "1",
+                  "--trials-per-round",
+                  "4",
+                  "--population",
+                  "16",
+                  "--db",
+                  db_path};
+  options.extra_env = {"KILN_CACHE_DIR=" + (dir_ / "cache").string()};
+  options.capture_output = true;
+  options.time_limit_s = 120;
+  runtime::ProcessResult run = runtime::RunProcess(options);
+  ASSERT_TRUE(run.exited) << run.Describe() << "\n" << run.output;
+  EXPECT_EQ(run.exit_code, 130) << run.output;
+  EXPECT_NE(run.output.find("interrupted by SIGINT"), std::string::npos) << run.output;
+  database::SqliteDatabase db(db_path);
+  std::vector<database::Job> jobs = db.ListJobs();
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].state, database::JobState::kCancelled);
+  EXPECT_EQ(jobs[0].error, "interrupted by SIGINT");
+  // What the job measured before the interrupt is there (rounds of 4 are stored as they end).
+  EXPECT_GT(db.History({.job_id = jobs[0].id, .limit = 1000000}).size(), 0u);
 }
 
 TEST_F(RunCommandTest, JsonLogsNameTheCoordinatorAndTheWorkerThreads) {
