@@ -10,37 +10,22 @@
 // that a change in machine load hits every library alike; a ratio is the median over rounds
 // of the library's time over Kiln's (above 1: Kiln is faster). With --json the last line of
 // stdout is one JSON object. bench/README.md has the options and the figures.
-#include <sys/resource.h>
-#include <time.h>
-
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
-#include <thread>
 
 #include "bench/baselines.h"
+#include "bench/manual_kernel.h"
 #include "bench/matmul_manual.h"
-#include "codegen/c/c_emitter.h"
-#include "codegen/lower.h"
 #include "ir/host_tensor.h"
 #include "ir/interpreter/interpreter.h"
-#include "ir/text/printer.h"
-#include "runtime/cpu_builder.h"
-#include "runtime/cpu_module.h"
 #include "runtime/kernel_args.h"
-#include "runtime/timing.h"
-#include "search/schedule/trace.h"
 #include "support/error.h"
 
 namespace kiln::bench {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 // The committed trace, replayed by default.
@@ -60,61 +45,6 @@ struct Options {
   bool cpu_clock = false;
 };
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  KILN_CHECK(in.good(), ErrorKind::kIO, "cannot read " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-void WriteFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  KILN_CHECK(out.good(), ErrorKind::kIO, "cannot write " + path.string());
-}
-
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-// User and system CPU seconds of the child processes waited for so far.
-double ChildrenCpuSeconds() {
-  struct rusage usage {};
-  getrusage(RUSAGE_CHILDREN, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-// A BatchTimer on the process's CPU clock divided by the thread count: on a machine busy with
-// other work it leaves out the time the threads waited for a core (wall time does not), at the
-// price of counting the time OpenMP and OpenBLAS workers spin. For comparing schedules on a
-// loaded machine, not for the reported figures.
-runtime::BatchTimer ProcessCpuTimer(std::function<void()> run, int threads) {
-  return [run = std::move(run), threads](int n) {
-    auto now = [] {
-      timespec t{};
-      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-      return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9;
-    };
-    double start = now();
-    for (int i = 0; i < n; ++i) run();
-    return (now() - start) / threads;
-  };
-}
-
-std::string CpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      size_t colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    }
-  }
-  return "unknown";
-}
-
 // The trace's JSON text and where it came from: the committed file, another file, or (with
 // --tiles) the built-in schedule at other tiles.
 std::pair<std::string, std::string> TraceText(const Options& opt, const ir::PrimFunc& workload) {
@@ -127,101 +57,6 @@ std::pair<std::string, std::string> TraceText(const Options& opt, const ir::Prim
   }
   std::string path = opt.trace_file.empty() ? kDefaultTrace : opt.trace_file;
   return {ReadFile(path), path};
-}
-
-// The kernel, built and loaded, with what it took to get there.
-struct Kernel {
-  runtime::CpuModule module;
-  runtime::KernelFunction fn = nullptr;
-  codegen::KernelSignature signature;
-  double codegen_s = 0;      // replay + lowering + emission
-  double compile_s = 0;      // gcc's wall time (as the runtime measures it)
-  double compile_cpu_s = 0;  // gcc's CPU time: unlike wall time, not inflated by other load
-};
-
-Kernel BuildKernel(const ir::PrimFunc& workload, const std::string& trace_text,
-                   const std::string& trace_source, const std::string& dump_dir) {
-  auto start = std::chrono::steady_clock::now();
-  // As a worker would: the trace's JSON parsed, validated and replayed on the workload.
-  json parsed;
-  try {
-    parsed = json::parse(trace_text);
-  } catch (const json::exception& e) {
-    throw Error(ErrorKind::kParse, trace_source + ": not JSON: " + e.what());
-  }
-  search::Trace trace = search::Trace::FromJSON(parsed);
-  ir::PrimFunc scheduled = search::ReplayTrace(workload, trace);
-  codegen::LowerOptions lower_options = codegen::CTarget().DefaultLowerOptions();
-  int pass_index = 0;
-  if (!dump_dir.empty()) {
-    fs::create_directories(dump_dir);
-    WriteFile(fs::path(dump_dir) / "trace.py", trace.AsPython());
-    WriteFile(fs::path(dump_dir) / "scheduled.tir", ir::PrintPrimFunc(scheduled));
-    lower_options.after_pass = [&](std::string_view pass, const ir::PrimFunc& f) {
-      std::string name = std::to_string(++pass_index) + "_" + std::string(pass) + ".tir";
-      WriteFile(fs::path(dump_dir) / name, ir::PrintPrimFunc(f));
-    };
-  }
-  codegen::EmittedSource source =
-      codegen::EmitC(codegen::Lower(scheduled, lower_options), "kiln_matmul");
-  double codegen_s = Seconds(start);
-  if (!dump_dir.empty()) WriteFile(fs::path(dump_dir) / "kernel.c", source.code);
-
-  // A private cache folder, so that the compile is this candidate's and never a cache hit.
-  runtime::BuildOptions build;
-  char cache_dir[] = "/tmp/kiln_bench_XXXXXX";
-  KILN_CHECK(mkdtemp(cache_dir) != nullptr, ErrorKind::kIO, "cannot create a temporary folder");
-  build.cache_dir = cache_dir;
-  double children_before = ChildrenCpuSeconds();
-  runtime::BuildResult built = runtime::BuildCSource(source.code, build);
-  double compile_cpu_s = ChildrenCpuSeconds() - children_before;
-  KILN_CHECK(built.ok, ErrorKind::kRuntime, "building the kernel failed: " + built.error);
-  std::error_code ec;
-  if (!dump_dir.empty()) {
-    fs::copy_file(built.library_path, fs::path(dump_dir) / "kernel.so",
-                  fs::copy_options::overwrite_existing, ec);
-  }
-  // Kept mapped after the module goes: the kernel's OpenMP workers outlive the call.
-  runtime::CpuModule module = runtime::CpuModule::Load(built.library_path, /*keep_loaded=*/true);
-  runtime::KernelFunction fn = module.GetKernel(source.signature.symbol);
-  Kernel kernel{std::move(module),     fn,           source.signature, codegen_s,
-                built.compile_seconds, compile_cpu_s};
-  fs::remove_all(cache_dir, ec);
-  return kernel;
-}
-
-// One library's run of the workload, and how its thread count is set.
-struct Contender {
-  std::string name;
-  std::function<void(int threads)> set_threads;
-  std::function<void()> run;
-};
-
-// Interleaved rounds: seconds[contender][thread index][round], each a TimeKernel median.
-using Timings = std::vector<std::vector<std::vector<double>>>;
-
-Timings TimeContenders(std::vector<Contender>& contenders, const Options& opt) {
-  runtime::TimingConfig timing;
-  timing.number = 1;
-  timing.repeat = opt.repeat;
-  timing.min_repeat_ms = opt.min_repeat_ms;
-  timing.warmup = 2;
-  Timings seconds(contenders.size(), std::vector<std::vector<double>>(opt.threads.size()));
-  for (size_t ti = 0; ti < opt.threads.size(); ++ti) {
-    for (int round = 0; round < opt.rounds; ++round) {
-      for (size_t ci = 0; ci < contenders.size(); ++ci) {
-        Contender& c = contenders[ci];
-        c.set_threads(opt.threads[ti]);
-        // Let the previous library's spinning workers fall asleep before timing this one.
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        runtime::TimingResult r =
-            opt.cpu_clock ? runtime::TimeKernel(ProcessCpuTimer(c.run, opt.threads[ti]), timing)
-                          : runtime::TimeFunction(c.run, timing);
-        seconds[ci][ti].push_back(r.median_seconds);
-      }
-    }
-  }
-  return seconds;
 }
 
 int Run(const Options& opt) {
@@ -239,7 +74,8 @@ int Run(const Options& opt) {
   ir::PrimFunc workload = MatmulWorkload(m, n, k);
   auto [trace_text, trace_source] = TraceText(opt, workload);
   if (!opt.save_trace.empty()) WriteFile(opt.save_trace, trace_text);
-  Kernel kernel = BuildKernel(workload, trace_text, trace_source, opt.dump_dir);
+  ManualKernel kernel =
+      BuildManualKernel(workload, trace_text, trace_source, "kiln_matmul", opt.dump_dir);
 
   const ir::DataType f32 = ir::DataType::Float(32);
   std::vector<ir::ArgValue> args = {ir::HostTensor::Random(f32, {m, k}, 1, -1, 1),
@@ -287,7 +123,13 @@ int Run(const Options& opt) {
                "Kiln's kernel disagrees with the reference interpreter: " + vs_interp.message);
   }
 
-  Timings seconds = TimeContenders(contenders, opt);
+  ContestOptions contest;
+  contest.threads = opt.threads;
+  contest.min_repeat_ms = opt.min_repeat_ms;
+  contest.repeat = opt.repeat;
+  contest.rounds = opt.rounds;
+  contest.cpu_clock = opt.cpu_clock;
+  Timings seconds = TimeContenders(contenders, contest);
 
   json result;
   result["size"] = {m, n, k};
@@ -325,13 +167,8 @@ int Run(const Options& opt) {
     for (const auto& per_thread : seconds) {
       gflops.push_back(flops / runtime::Median(per_thread[ti]) / 1e9);
     }
-    std::vector<double> vs_blas_rounds, vs_dnnl_rounds;
-    for (int r = 0; r < opt.rounds; ++r) {
-      vs_blas_rounds.push_back(seconds[1][ti][r] / seconds[0][ti][r]);
-      vs_dnnl_rounds.push_back(seconds[2][ti][r] / seconds[0][ti][r]);
-    }
-    double ratio_blas = runtime::Median(vs_blas_rounds);
-    double ratio_dnnl = runtime::Median(vs_dnnl_rounds);
+    double ratio_blas = MedianRatio(seconds, 1, 0, ti);
+    double ratio_dnnl = MedianRatio(seconds, 2, 0, ti);
     std::snprintf(line, sizeof line, "%-8d %10.1f %10.1f %10.1f %12.3f %12.3f\n", opt.threads[ti],
                   gflops[0], gflops[1], gflops[2], ratio_blas, ratio_dnnl);
     out << line;
