@@ -6,6 +6,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include "codegen/c/c_math.h"
 #include "codegen/c_like_emitter.h"
 #include "codegen/passes/ir_utils.h"
 #include "codegen/passes/plan_storage.h"
@@ -265,8 +266,9 @@ class CEmitter : public CLikeEmitter {
     DataType t = op->dtype;
     DataType at = op->args[0].dtype();
     const std::string& name = op->op;
-    KILN_CHECK(t.is_scalar() && at.is_scalar(), ErrorKind::kUnsupported,
-               "function " + function_name_ + ": " + name + " on vectors");
+    if (t.is_vector()) return PrintVectorIntrinsic(op, args);
+    KILN_CHECK(at.is_scalar(), ErrorKind::kUnsupported,
+               "function " + function_name_ + ": " + name + " of a vector to a scalar");
     if (name == "isnan" || name == "isinf" || name == "isfinite") {
       return "(" + name + "(" + args[0] + ") != 0)";
     }
@@ -278,6 +280,9 @@ class CEmitter : public CLikeEmitter {
     KILN_CHECK(at.is_float() && t.is_float(), ErrorKind::kType,
                "function " + function_name_ + ": " + name + " of " + at.ToString());
     bool dbl = t.bits() == 64;
+    if (!dbl && options_.inline_math && HasInlineMath(name)) {
+      return FinishArith(t, NeedInlineMath(name, t) + "(" + args[0] + ")");
+    }
     std::string suffix = dbl ? "" : "f";
     std::string one = dbl ? "1.0" : "1.0f";
     std::string r;
@@ -294,6 +299,44 @@ class CEmitter : public CLikeEmitter {
       r += ")";
     }
     return FinishArith(t, r);
+  }
+
+  // An intrinsic on vectors: the inline vector helper where there is one, else a helper that
+  // applies the scalar form lane by lane (still correct, and GCC may vectorize its loop).
+  std::string PrintVectorIntrinsic(const CallNode* op, const std::vector<std::string>& args) {
+    DataType t = op->dtype;
+    const std::string& name = op->op;
+    for (const Expr& a : op->args) {
+      KILN_CHECK(a.dtype().lanes() == t.lanes(), ErrorKind::kInvalidIR,
+                 "function " + function_name_ + ": " + name + " of " + a.dtype().ToString() +
+                     " to " + t.ToString());
+    }
+    std::string call_args;
+    for (size_t i = 0; i < args.size(); ++i) call_args += (i ? ", " : "") + args[i];
+    if (t == DataType::Float(32).WithLanes(t.lanes()) && op->args[0].dtype() == t &&
+        options_.inline_math && HasInlineMath(name)) {
+      return NeedInlineMath(name, t) + "(" + call_args + ")";
+    }
+    std::string fn = "kiln_vmap_" + name + "_";
+    std::vector<Expr> lane_args;
+    std::vector<std::string> lane_names;
+    std::string params;
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      DataType at = op->args[i].dtype();
+      fn += (i ? "_" : "") + at.ToString();
+      lane_args.push_back(Var("a" + std::to_string(i), at.element_of()));
+      lane_names.push_back("a" + std::to_string(i) + "[i]");
+      params += (i ? ", " : "") + TypeName(at) + " a" + std::to_string(i);
+    }
+    if (!helper_names_.count(fn)) {
+      Expr lane_call = Call(t.element_of(), name, lane_args);
+      std::string lane = PrintIntrinsic(lane_call.as<CallNode>(), lane_names);
+      std::string type = TypeName(t);
+      NeedHelper(fn, "static inline " + type + " " + fn + "(" + params + ") {\n  " + type +
+                         " r;\n  for (int i = 0; i < " + std::to_string(t.lanes()) +
+                         "; ++i) r[i] = " + lane + ";\n  return r;\n}\n");
+    }
+    return fn + "(" + call_args + ")";
   }
 
   std::string PrintCast(DataType to, const Expr& value) override {
@@ -488,6 +531,22 @@ class CEmitter : public CLikeEmitter {
  private:
   void NeedHelper(const std::string& name, const std::string& definition) {
     if (helper_names_.insert(name).second) helpers_.push_back(definition);
+  }
+
+  // Declares the inline math helper of intrinsic `name` on float32 values of `t`'s lanes (a
+  // 16-bit float scalar is computed in float) and returns its name.
+  std::string NeedInlineMath(const std::string& name, DataType t) {
+    CMathType type;
+    if (t.is_vector()) {
+      type.lanes = t.lanes();
+      type.float_type = VectorType(t);
+      type.int_type = VectorType(DataType::Int(32).WithLanes(t.lanes()));
+      type.suffix = t.ToString();
+    }
+    for (CHelper& helper : InlineMathHelpers(name, type)) {
+      NeedHelper(helper.name, std::move(helper.definition));
+    }
+    return InlineMathFunction(name, type);
   }
 
   void NeedFloat16(DataType t) {

@@ -20,6 +20,10 @@ struct CEmitOptions {
   // Lets the compiler fuse a multiply and an add into one FMA (rounding once instead of
   // twice). Results then differ from the reference interpreter within float tolerance.
   bool fp_contract = true;
+  // float32 (and float16, computed in float) exp, erf, tanh, sigmoid and log through the
+  // target's branch-free inline helpers (codegen/c/c_math.h), which vectorize; false: libm's
+  // expf, erff, ..., which GCC calls one element at a time. float64 always uses libm.
+  bool inline_math = true;
 };
 
 // The C source for `lowered` (the result of Lower) exported as `symbol`.

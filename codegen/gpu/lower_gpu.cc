@@ -299,6 +299,8 @@ LowerOptions GpuLowerOptions() {
   options.gpu = true;
   // Every GPU language has vectors of up to 4 lanes (GLSL's vec4); wider loops stay loops.
   options.vectorize.max_lanes = 4;
+  // The GPU emitters print intrinsic calls on scalars only.
+  options.vectorize.vectorize_calls = false;
   return options;
 }
 

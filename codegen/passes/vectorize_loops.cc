@@ -5,6 +5,7 @@
 
 #include "codegen/passes/ir_utils.h"
 #include "ir/functor.h"
+#include "ir/op.h"
 
 namespace kiln::codegen {
 
@@ -16,7 +17,8 @@ namespace {
 // is not vectorizable. Expressions that do not use the variable stay scalar.
 class BodyVectorizer {
  public:
-  BodyVectorizer(const ForNode* loop, int lanes) : loop_(loop), lanes_(lanes) {}
+  BodyVectorizer(const ForNode* loop, int lanes, const VectorizeOptions& options)
+      : loop_(loop), lanes_(lanes), options_(options) {}
 
   std::optional<Stmt> Run(const Stmt& body) {
     Stmt result = VecStmt(body);
@@ -86,6 +88,8 @@ class BodyVectorizer {
         return CastVec(e.as<CastNode>());
       case NodeKind::kBufferLoad:
         return LoadVec(e.as<BufferLoadNode>());
+      case NodeKind::kCall:
+        return CallVec(e.as<CallNode>());
       default:
         return Fail();
     }
@@ -148,8 +152,23 @@ class BodyVectorizer {
     return BufferLoad(op->buffer, {index});
   }
 
+  Expr CallVec(const CallNode* op) {
+    if (!options_.vectorize_calls || op->op == kIfThenElse || !LookupIntrinsic(op->op) ||
+        !VectorTypeOk(op->dtype)) {
+      return Fail();
+    }
+    std::vector<Expr> args;
+    for (const Expr& a : op->args) {
+      Expr v = Vec(a);
+      if (failed_ || !VectorTypeOk(a.dtype())) return Fail();
+      args.push_back(Widen(v));
+    }
+    return Call(op->dtype.WithLanes(lanes_), op->op, std::move(args));
+  }
+
   const ForNode* loop_;
   int lanes_;
+  const VectorizeOptions& options_;
   bool failed_ = false;
 };
 
@@ -163,7 +182,7 @@ class LoopVectorizer : public IRMutator {
     if (loop->for_kind != ForKind::kVectorized) return s;
     auto extent = AsConstInt(loop->extent);
     if (extent && *extent >= 2 && *extent <= options_.max_lanes && (*extent & (*extent - 1)) == 0) {
-      if (auto body = BodyVectorizer(loop, static_cast<int>(*extent)).Run(loop->body)) {
+      if (auto body = BodyVectorizer(loop, static_cast<int>(*extent), options_).Run(loop->body)) {
         return *body;
       }
     }

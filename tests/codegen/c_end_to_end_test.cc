@@ -131,13 +131,13 @@ void ExpectTensorsMatch(const std::string& what, const std::vector<ArgValue>& ex
 // interpreter, and the interpreter with the test's own C++ `reference`. Returns the
 // generated source so a test can check how the kernel was written.
 std::string RunAndCompare(const PrimFunc& f, const std::vector<ArgValue>& inputs,
-                          const Reference& reference) {
+                          const Reference& reference, const CEmitOptions& options = {}) {
   std::vector<ArgValue> expected = CloneArgs(inputs);
   Interpret(f, expected);
   std::vector<ArgValue> by_hand = CloneArgs(inputs);
   reference(by_hand);
   ExpectTensorsMatch(f->name + ": interpreter vs hand-written reference", by_hand, expected, "");
-  EmittedSource source = EmitC(Lower(f), "kiln_" + f->name);
+  EmittedSource source = EmitC(Lower(f), "kiln_" + f->name, options);
   CompiledKernel kernel(source);
   EXPECT_EQ(kernel.error(), "");
   if (!kernel.error().empty()) return source.code;
@@ -583,8 +583,57 @@ TEST(CEndToEndTest, IntrinsicClasses) {
         }
       });
   EXPECT_NE(code.find("kiln_floordiv_i32"), std::string::npos);
-  EXPECT_NE(code.find("expf("), std::string::npos);
+  EXPECT_NE(code.find("kiln_exp_f32("), std::string::npos);
+  EXPECT_NE(code.find("kiln_sigmoid_f32("), std::string::npos);
+  EXPECT_NE(code.find("exp2f("), std::string::npos);
   EXPECT_NE(code.find("log1p("), std::string::npos);
+}
+
+// GELU through erf, exp, tanh, sigmoid and log over 100 elements: a loop vectorized by 8 over
+// the first 96 (the inline vector helpers) and a scalar tail (the scalar ones), against the
+// interpreter; with inline_math off, the vector loop applies libm lane by lane.
+TEST(CEndToEndTest, VectorizedTranscendentals) {
+  constexpr int kN = 100;
+  Buffer x = DeclBuffer("X", kF32, {kN});
+  Buffer out = DeclBuffer("O", kF32, {5, kN});
+  auto stores = [&](const Expr& i) {
+    Expr xv = BufferLoad(x, {i});
+    std::vector<Expr> rows = {
+        F32(0.5) * xv * (F32(1) + Call(kF32, "erf", {xv * F32(0.70710678)})),
+        Call(kF32, "exp", {xv * F32(3) - F32(2)}),
+        Call(kF32, "tanh", {xv}),
+        Call(kF32, "sigmoid", {xv * F32(4)}),
+        Call(kF32, "log", {Call(kF32, "fabs", {xv}) + F32(0.01)}),
+    };
+    std::vector<Stmt> s;
+    for (int r = 0; r < 5; ++r) s.push_back(BufferStore(out, rows[r], {r, i}));
+    return SeqStmt(s);
+  };
+  Var io("io"), ii("ii"), t("t");
+  Stmt body = SeqStmt(
+      {For(io, 0, 12, ForKind::kSerial, For(ii, 0, 8, ForKind::kVectorized, stores(io * 8 + ii))),
+       For(t, 96, 4, ForKind::kSerial, stores(t))});
+  PrimFunc f = testing::MakeFunc("transcendentals", {x, out}, body);
+  auto reference = [](auto& args) {
+    for (int k = 0; k < kN; ++k) {
+      float v = float(T(args, 0).GetDouble(k));
+      float r[5] = {0.5f * v * (1.0f + std::erf(v * 0.70710678f)), std::exp(v * 3 - 2),
+                    std::tanh(v), 1.0f / (1.0f + std::exp(-v * 4)), std::log(std::fabs(v) + 0.01f)};
+      for (int row = 0; row < 5; ++row) T(args, 1).SetDouble(row * kN + k, r[row]);
+    }
+  };
+  std::vector<ArgValue> inputs = {Rand(kF32, {kN}, 31, -6, 6), HostTensor(kF32, {5, kN})};
+  std::string code = RunAndCompare(f, inputs, reference);
+  for (const char* fn : {"erf", "exp", "tanh", "sigmoid", "log"}) {
+    EXPECT_NE(code.find(std::string("kiln_") + fn + "_float32x8("), std::string::npos) << fn;
+    EXPECT_NE(code.find(std::string("kiln_") + fn + "_f32("), std::string::npos) << fn;
+  }
+  CEmitOptions libm;
+  libm.inline_math = false;
+  code = RunAndCompare(f, inputs, reference, libm);
+  EXPECT_NE(code.find("kiln_vmap_erf_float32x8("), std::string::npos);
+  EXPECT_NE(code.find("erff("), std::string::npos);
+  EXPECT_EQ(code.find("kiln_erf_"), std::string::npos);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/op.h"
 #include "tests/codegen/ir_dump.h"
 #include "tests/codegen/test_kernels.h"
 
@@ -78,6 +79,37 @@ TEST_F(VectorizeLoopsTest, OddExtentReductionAndDivisionFallBack) {
     const auto* loop = vectorized->body.as<ForNode>();
     ASSERT_NE(loop, nullptr);
     EXPECT_EQ(loop->for_kind, ForKind::kSerial);
+    EXPECT_EQ(loop->annotations.count(kPragmaIvdep), 1u);
+  }
+}
+
+TEST_F(VectorizeLoopsTest, IntrinsicCallsAreWidenedUnlessTurnedOff) {
+  Expr value = Call(f32, "erf", {BufferLoad(a, {i}) * BufferLoad(s, {j})}) +
+               Call(f32, "exp", {BufferLoad(s, {j})});
+  Stmt body = For(j, 0, 4, ForKind::kSerial,
+                  For(i, 0, 8, ForKind::kVectorized, BufferStore(b, value, {i})));
+  PrimFunc f = testing::MakeFunc("f", {a, b, s}, body);
+  // The lane-invariant exp stays one scalar call, broadcast.
+  EXPECT_EQ(DumpStmt(VectorizeLoops(f)->body),
+            "for j in serial(0, 4):\n"
+            "  B[ramp(0, 1, 8)] = (erf((A[ramp(0, 1, 8)] * broadcast(S[j], 8))) + "
+            "broadcast(exp(S[j]), 8))\n");
+  VectorizeOptions scalar_calls;
+  scalar_calls.vectorize_calls = false;
+  const auto* loop = VectorizeLoops(f, scalar_calls)->body.as<ForNode>()->body.as<ForNode>();
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->annotations.count(kPragmaIvdep), 1u);
+}
+
+TEST_F(VectorizeLoopsTest, BoolCallsAndIfThenElseFallBack) {
+  Expr isnan = Select(Call(DataType::Bool(), "isnan", {BufferLoad(a, {i})}), testing::F32(0),
+                      BufferLoad(a, {i}));
+  Expr guarded = IfThenElseCall(i < 4, BufferLoad(a, {i}), testing::F32(0));
+  for (const Expr& value : {isnan, guarded}) {
+    PrimFunc f = testing::MakeFunc("f", {a, b},
+                                   For(i, 0, 8, ForKind::kVectorized, BufferStore(b, value, {i})));
+    const auto* loop = VectorizeLoops(f)->body.as<ForNode>();
+    ASSERT_NE(loop, nullptr);
     EXPECT_EQ(loop->annotations.count(kPragmaIvdep), 1u);
   }
 }
