@@ -22,6 +22,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -34,6 +36,7 @@
 #include "ir/analysis/flop_count.h"
 #include "ir/host_tensor.h"
 #include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "runtime/cpu_builder.h"
 #include "runtime/cpu_module.h"
 #include "runtime/host_cpu.h"
@@ -96,7 +99,47 @@ struct Options {
   std::vector<std::string> parts = {"matmul", "curve", "dense", "conv"};
   uint64_t seed = 1;
   bool json = false;
+  std::string dump_dir;  // non-empty: each tuning's measured candidates as a cost-model dataset
 };
+
+// Passes requests through to `inner` and keeps every candidate's record and time, so that a
+// tuning's measurements can be written as a cost-model dataset (cost_model/tools/dataset.h).
+class RecordingMeasurer : public search::AsyncMeasurer {
+ public:
+  explicit RecordingMeasurer(search::AsyncMeasurer& inner) : inner_(inner) {}
+  void Submit(std::vector<search::MeasureRequest> requests) override {
+    for (const auto& r : requests) {
+      if (!r.untuned) traces_[r.id] = r.trace;
+    }
+    inner_.Submit(std::move(requests));
+  }
+  std::vector<search::MeasureResponse> Collect(double timeout_s) override {
+    std::vector<search::MeasureResponse> responses = inner_.Collect(timeout_s);
+    for (const auto& r : responses) {
+      auto it = traces_.find(r.id);
+      if (it == traces_.end() || !r.machinery_error.empty()) continue;
+      bool ok = r.result.ok() && r.result.correctness_checked && r.result.median_seconds > 0;
+      records_.push_back(
+          {{"trace", it->second.ToJSON()}, {"run_s", ok ? r.result.median_seconds : 0.0}});
+      traces_.erase(it);
+    }
+    return responses;
+  }
+  size_t Pending() const override { return inner_.Pending(); }
+  void Write(const std::string& path, const std::string& name, const ir::PrimFunc& workload) const {
+    json doc = {{"name", name},
+                {"workload", ir::PrintPrimFunc(workload)},
+                {"target", "llvm"},
+                {"records", records_}};
+    std::ofstream(path) << doc.dump() << "\n";
+  }
+
+ private:
+  search::AsyncMeasurer& inner_;
+  std::map<uint64_t, search::Trace> traces_;
+  json records_ = json::array();
+};
+
 
 struct Tuned {
   search::TuneReport report;
@@ -110,7 +153,8 @@ Tuned Tune(const ir::PrimFunc& workload, const std::string& name, int64_t trials
   measure.measure.num_threads = opt.threads;
   measure.measure.timing.min_repeat_ms = opt.min_repeat_ms;
   measure.measure.cache_dir = cache_dir;
-  search::LocalMeasurer measurer(measure);
+  search::LocalMeasurer local(measure);
+  RecordingMeasurer measurer(local);
   search::TunerOptions options;
   options.max_trials_global = trials;
   options.strategy = strategy;
@@ -137,7 +181,10 @@ Tuned Tune(const ir::PrimFunc& workload, const std::string& name, int64_t trials
               << std::round(r.wall_seconds) << " s, best "
               << (t.best_seconds > 0 ? t.flop / t.best_seconds / 1e9 : 0) << " GFLOP/s\n";
   });
-  out.measure = measurer.Stats();
+  out.measure = local.Stats();
+  if (!opt.dump_dir.empty()) {
+    measurer.Write(opt.dump_dir + "/" + name + "_" + strategy + ".json", name, workload);
+  }
   const auto& task = out.report.tasks[0];
   KILN_CHECK(task.best_trace.has_value(), ErrorKind::kRuntime,
              name + ": the search found no correct candidate (" + task.failure + ")");
@@ -413,6 +460,8 @@ int main(int argc, char** argv) {
   app.add_option("--parts", opt.parts, "matmul, curve, dense, conv")->delimiter(',');
   app.add_option("--seed", opt.seed, "seed of the search");
   app.add_flag("--json", opt.json, "one JSON object on the last line");
+  app.add_option("--dump-dir", opt.dump_dir,
+                 "write each tuning's measured candidates here as a cost-model dataset");
   CLI11_PARSE(app, argc, argv);
   try {
     return kiln::bench::Run(opt);

@@ -220,7 +220,12 @@ void XgbCostModel::Train() {
     size_t offset = 0;
     for (size_t c = 0; c < w.run_seconds.size(); ++c) {
       double t = w.run_seconds[c];
-      float label = t > 0 && std::isfinite(best) ? static_cast<float>(best / t) : 0.0f;
+      float label = 0;
+      if (t > 0 && std::isfinite(best)) {
+        label = options_.label == XgbLabel::kThroughput
+                    ? static_cast<float>(best / t)
+                    : static_cast<float>(std::max(0.0, 1 + std::log2(best / t) / kLogLabelSpan));
+      }
       samples.push_back(Sample{w.rows.data() + offset, w.row_counts[c], label});
       offset += w.row_counts[c];
     }

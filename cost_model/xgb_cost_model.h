@@ -22,7 +22,16 @@
 
 namespace kiln::cost_model {
 
+// What the model learns to predict for a candidate of a workload whose best time is `best`:
+// kThroughput, MetaSchedule's normalized throughput best / t (0 for a failure); kLogThroughput,
+// 1 + log2(best / t) / kLogLabelSpan, floored at 0, which tells apart the many slow
+// candidates (a random matmul space spans three orders of magnitude) that best / t squeezes
+// against 0.
+enum class XgbLabel { kThroughput, kLogThroughput };
+inline constexpr double kLogLabelSpan = 10;
+
 struct XgbOptions {
+  XgbLabel label = XgbLabel::kThroughput;
   int max_depth = 10;
   double eta = 0.2;
   double gamma = 0.001;
@@ -36,7 +45,12 @@ struct XgbOptions {
   int feature_threads = 1;
   int max_rounds = 300;            // boosting rounds at most per training
   int early_stopping_rounds = 50;  // stop when the held-out error has not improved for this long
-  double validation_fraction = 0.2;
+  // Share of the candidates held out to stop training early on their average peak score; 0:
+  // train on all and stop on the training error, as MetaSchedule does. 0 by default: a search
+  // retrains from a few hundred candidates, a fifth of them is a few dozen whose peak score is
+  // noise, and training stopped after a handful of rounds (7 on the committed matmul data),
+  // its scores barely above the random warm-up's even on the candidates it was trained on.
+  double validation_fraction = 0;
   size_t peak_k = 32;           // early stopping: average peak score of the top this many
   size_t min_samples = 100;     // random scores until this many candidates were measured
   double retrain_growth = 0.2;  // retrain once the data grew by this fraction

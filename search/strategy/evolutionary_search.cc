@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "ir/structural.h"
 #include "search/schedule/instruction.h"
 #include "support/error.h"
+#include "support/logging.h"
 
 namespace kiln::search {
 
@@ -89,6 +92,7 @@ std::vector<SearchCandidate> EvolutionarySearch::SampleFresh(int wanted, int min
     ++stats_.sampled;
     if (!seen.insert(candidate->hash).second) continue;
     if (!proposed_.count(candidate->hash)) ++valid_unmeasured;
+    origin_.emplace(candidate->hash, Origin::kFresh);
     out.push_back(std::move(*candidate));
   }
   return out;
@@ -145,11 +149,18 @@ std::vector<SearchCandidate> EvolutionarySearch::NextGeneration(
       std::optional<SearchCandidate> child;
       if (rng_.UniformReal() < options_.genetic_mutate_prob) {
         child = Mutate(parent);
-        if (!child) continue;
+        if (!child) {
+          ++gen_failed_;
+          continue;
+        }
+        origin_.emplace(child->hash, Origin::kMutant);
       } else {
         child = parent;
       }
-      if (!seen.insert(child->hash).second) continue;
+      if (!seen.insert(child->hash).second) {
+        ++gen_duplicate_;
+        continue;
+      }
       next.push_back(std::move(*child));
       break;
     }
@@ -161,6 +172,9 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
   auto start = std::chrono::steady_clock::now();
   std::vector<SearchCandidate> out;
   if (n <= 0) return out;
+  origin_.clear();
+  gen_failed_ = gen_duplicate_ = 0;
+  ++round_;
 
   // Initial population: the best measured, then fresh samples.
   std::sort(measured_.begin(), measured_.end(),
@@ -176,7 +190,9 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
 
   // Generations: every unproposed candidate met is kept with its latest score.
   std::unordered_map<uint64_t, std::pair<double, SearchCandidate>> pool;
+  std::vector<size_t> population_sizes;
   for (int gen = 0; !population.empty(); ++gen) {
+    population_sizes.push_back(population.size());
     std::vector<double> scores = Score(population);
     for (size_t i = 0; i < population.size(); ++i) {
       if (proposed_.count(population[i].hash)) continue;
@@ -196,14 +212,24 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
 
   // Epsilon-greedy: most from the top of the ranking, a few fresh random ones.
   int num_random = static_cast<int>(n * options_.eps_greedy);
+  std::unordered_map<uint64_t, double> score_of;
+  for (const auto& [score, candidate] : ranked) score_of[candidate.hash] = score;
+  bool picking_random = false;
   auto take = [&](const SearchCandidate& c) {
     if (static_cast<int>(out.size()) >= n) return;
-    if (proposed_.insert(c.hash).second) out.push_back(c);
+    if (!proposed_.insert(c.hash).second) return;
+    out.push_back(c);
+    auto it = origin_.find(c.hash);
+    Origin origin =
+        picking_random ? Origin::kRandom : (it == origin_.end() ? Origin::kFresh : it->second);
+    auto score = score_of.find(c.hash);
+    pending_[c.hash] = {origin, score == score_of.end() ? std::nan("") : score->second};
   };
   for (const auto& [score, candidate] : ranked) {
     if (static_cast<int>(out.size()) >= n - num_random) break;
     take(candidate);
   }
+  picking_random = true;
   std::vector<size_t> order(fresh.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   for (size_t i = order.size(); i > 1; --i) {
@@ -211,7 +237,28 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
               order[static_cast<size_t>(rng_.UniformInt(0, static_cast<int64_t>(i)))]);
   }
   for (size_t i : order) take(fresh[i]);
+  picking_random = false;
   for (const auto& [score, candidate] : ranked) take(candidate);  // when fresh ran short
+
+  int by_origin[3] = {0, 0, 0};
+  for (const SearchCandidate& c : out) ++by_origin[static_cast<int>(pending_[c.hash].origin)];
+  int pool_mutants = 0;
+  for (const auto& [hash, entry] : pool) {
+    auto it = origin_.find(hash);
+    if (it != origin_.end() && it->second == Origin::kMutant) ++pool_mutants;
+  }
+  std::string sizes;
+  for (size_t size : population_sizes) sizes += (sizes.empty() ? "" : "/") + std::to_string(size);
+  KILN_LOG_DEBUG(
+      "evolutionary {} round {}: population {} ({} measured seeds, {} fresh), generations {}; "
+      "{} mutations failed, {} duplicate children; pool {} unproposed ({} mutants); picked {} "
+      "fresh, {} mutants, {} random; scores of the ranked top {:.3f}, 8th {:.3f}, last picked "
+      "{:.3f}",
+      context_.task_name, round_, num_seeds + fresh.size(), num_seeds, fresh.size(), sizes,
+      gen_failed_, gen_duplicate_, pool.size(), pool_mutants, by_origin[0], by_origin[1],
+      by_origin[2], ranked.empty() ? 0.0 : ranked[0].first,
+      ranked.size() > 7 ? ranked[7].first : 0.0,
+      ranked.empty() ? 0.0 : ranked[std::min(ranked.size(), out.size()) - 1].first);
 
   stats_.proposed += static_cast<int64_t>(out.size());
   stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -223,10 +270,42 @@ void EvolutionarySearch::Notify(const std::vector<SearchCandidate>& candidates,
   auto start = std::chrono::steady_clock::now();
   KILN_CHECK(candidates.size() == run_seconds.size(), ErrorKind::kInternal,
              "Notify: one time per candidate expected");
+  double best_before = std::numeric_limits<double>::infinity();
+  for (const Measured& m : measured_) best_before = std::min(best_before, m.run_seconds);
+  std::vector<double> predicted, throughput;
+  int failed = 0, improved_by[3] = {0, 0, 0}, count_by[3] = {0, 0, 0};
+  double best_in_batch = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < candidates.size(); ++i) {
     proposed_.insert(candidates[i].hash);
     if (run_seconds[i] > 0) measured_.push_back({candidates[i], run_seconds[i]});
+    if (run_seconds[i] <= 0) ++failed;
+    best_in_batch = std::min(best_in_batch, run_seconds[i] > 0 ? run_seconds[i] : best_in_batch);
+    auto it = pending_.find(candidates[i].hash);
+    if (it == pending_.end()) continue;
+    int o = static_cast<int>(it->second.origin);
+    ++count_by[o];
+    if (run_seconds[i] > 0 && run_seconds[i] < best_before) ++improved_by[o];
+    if (!std::isnan(it->second.score)) {
+      predicted.push_back(it->second.score);
+      throughput.push_back(run_seconds[i] > 0 ? 1 / run_seconds[i] : 0);
+    }
+    pending_.erase(it);
   }
+  double concordant = 0, discordant = 0;
+  for (size_t i = 0; i < predicted.size(); ++i) {
+    for (size_t j = i + 1; j < predicted.size(); ++j) {
+      double d = (predicted[i] - predicted[j]) * (throughput[i] - throughput[j]);
+      if (d > 0) ++concordant;
+      if (d < 0) ++discordant;
+    }
+  }
+  KILN_LOG_DEBUG(
+      "evolutionary {} results: {} measured ({} failed); fresh/mutant/random {}/{}/{}, beating "
+      "the best before {}/{}/{}; best of batch {:.3g} s, best before {:.3g} s; predicted vs "
+      "measured tau {:.3f}",
+      context_.task_name, candidates.size(), failed, count_by[0], count_by[1], count_by[2],
+      improved_by[0], improved_by[1], improved_by[2], best_in_batch, best_before,
+      concordant + discordant > 0 ? (concordant - discordant) / (concordant + discordant) : 0.0);
   if (model_ && !candidates.empty()) {
     std::vector<CostModelCandidate> view;
     for (const SearchCandidate& c : candidates) view.push_back({&c.scheduled});

@@ -7,6 +7,7 @@
 // Without a model every score is equal: selection and ranking are random.
 #pragma once
 
+#include <unordered_map>
 #include <unordered_set>
 
 #include "search/schedule/random.h"
@@ -42,6 +43,13 @@ class EvolutionarySearch : public SearchStrategy {
     SearchCandidate candidate;
     double run_seconds;
   };
+  // Where a proposed candidate came from and what the model predicted for it: the round's
+  // debug log compares the prediction with the measurement.
+  enum class Origin { kFresh, kMutant, kRandom };
+  struct Proposal {
+    Origin origin;
+    double score;
+  };
   std::vector<SearchCandidate> SampleFresh(int wanted, int min_valid);
   std::vector<double> Score(const std::vector<SearchCandidate>& population);
   std::vector<SearchCandidate> NextGeneration(const std::vector<SearchCandidate>& population,
@@ -64,6 +72,10 @@ class EvolutionarySearch : public SearchStrategy {
   std::vector<double> mutator_weights_;
   std::vector<Measured> measured_;  // correct measurements, ascending by time once sorted
   std::unordered_set<uint64_t> proposed_;
+  std::unordered_map<uint64_t, Origin> origin_;     // of candidates met in the current round
+  std::unordered_map<uint64_t, Proposal> pending_;  // proposed, not yet measured
+  int64_t round_ = 0;
+  int64_t gen_failed_ = 0, gen_duplicate_ = 0;  // children lost in the current round
   SearchStats stats_;
 };
 
