@@ -6,7 +6,13 @@
 // (reverse-computed at the end of a spatial level; an elementwise consumer such as a bias or
 // an activation serves as the cache when it can, which fuses the epilogue into the tile), with
 // or without a packed read cache of the reused operand (computed at the end of a spatial
-// level, as a hand-written GEMM packs a panel of B).
+// level, as a hand-written GEMM packs a panel of B). A block whose innermost spatial iteration
+// indexes no operand contiguously (conv2d NCHW: x reads the input at x + s, the weights not at
+// all) gets one more sketch with a channel-last register tile: an iteration that indexes the
+// reused operand in one dimension (the output channel) becomes the innermost loop of the
+// register tile, the local write cache is laid out with it innermost and the operand is
+// packed once at the root with it innermost, so the micro-kernel is vectors along it times a
+// broadcast of the other operand, as a library's direct convolution.
 #include <algorithm>
 
 #include "ir/substitute.h"
@@ -18,6 +24,82 @@
 namespace kiln::search {
 
 namespace {
+
+// The iteration a channel-last register tile vectorizes, and where it sits in the operand
+// packed for it and in the output.
+struct ChannelAxis {
+  int iter = -1;        // among the block's iter vars
+  int read_index = -1;  // the operand, among the block's reads
+  int read_dim = -1;    // the operand's dimension indexed by the iteration alone
+  int write_dim = -1;   // the output's dimension indexed by it
+};
+
+// The index map of an `ndim`-dimensional buffer that moves dimension `dim` innermost.
+IndexMap MoveInnermost(size_t ndim, int dim) {
+  return IndexMap::FromFunction(ndim, [&](const std::vector<ir::Var>& v) {
+    std::vector<ir::Expr> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (static_cast<int>(i) != dim) out.push_back(v[i]);
+    }
+    out.push_back(v[dim]);
+    return out;
+  });
+}
+
+// Dimension of `region` whose index is exactly `var` while no other uses it; -1 otherwise.
+int SoleDim(const ir::BufferRegion& region, const ir::VarNode* var) {
+  int found = -1;
+  for (size_t d = 0; d < region.region.size(); ++d) {
+    const ir::Range& r = region.region[d];
+    if (!ir::UsesVar(r.min, var) && !ir::UsesVar(r.extent, var)) continue;
+    if (found >= 0 || r.min.get() != static_cast<const ir::Node*>(var)) return -1;
+    found = static_cast<int>(d);
+  }
+  return found;
+}
+
+// The channel-last axis of `block`, when it has one. Only when its innermost spatial
+// iteration is nowhere the whole index of a read's last dimension (else the usual sketches
+// already vectorize along contiguous memory): a spatial iteration, innermost first, that is
+// the sole index of one dimension of the output and of one read that no other spatial
+// iteration indexes (the weights of a convolution, the transposed operand of a dense layer).
+std::optional<ChannelAxis> FindChannelAxis(const ir::BlockNode* block) {
+  if (block->writes.size() != 1) return std::nullopt;
+  std::vector<int> spatial;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    if (block->iter_vars[i].kind == ir::IterKind::kSpatial) spatial.push_back(static_cast<int>(i));
+  }
+  if (spatial.empty()) return std::nullopt;
+  const ir::BufferRegion& output = block->writes[0];
+  const ir::VarNode* inner_var = block->iter_vars[spatial.back()].var.get();
+  for (const ir::BufferRegion& read : block->reads) {
+    if (read.buffer.same_as(output.buffer) || read.region.empty()) continue;
+    if (SoleDim(read, inner_var) == static_cast<int>(read.region.size()) - 1) return std::nullopt;
+  }
+  auto uses = [](const ir::BufferRegion& region, const ir::VarNode* var) {
+    for (const ir::Range& r : region.region) {
+      if (ir::UsesVar(r.min, var) || ir::UsesVar(r.extent, var)) return true;
+    }
+    return false;
+  };
+  for (auto v = spatial.rbegin(); v != spatial.rend(); ++v) {
+    const ir::VarNode* var = block->iter_vars[*v].var.get();
+    int write_dim = SoleDim(output, var);
+    if (write_dim < 0) continue;
+    for (size_t i = 0; i < block->reads.size(); ++i) {
+      const ir::BufferRegion& read = block->reads[i];
+      if (read.buffer.same_as(output.buffer)) continue;
+      int read_dim = SoleDim(read, var);
+      if (read_dim < 0) continue;
+      bool only_this = true;
+      for (int other : spatial) {
+        if (other != *v && uses(read, block->iter_vars[other].var.get())) only_this = false;
+      }
+      if (only_this) return ChannelAxis{*v, static_cast<int>(i), read_dim, write_dim};
+    }
+  }
+  return std::nullopt;
+}
 
 class MultiLevelTiling : public ScheduleRule {
  public:
@@ -69,18 +151,39 @@ class MultiLevelTiling : public ScheduleRule {
         }
       }
     }
+    if (config_.channel_last) AddChannelLast(sch, block, result);
     if (result.empty()) return {sch};
     return result;
   }
 
  private:
+  // The channel-last sketch, when the block has such an axis: the register tile's write
+  // cache, the operand packed at the root, both with the axis innermost.
+  void AddChannelLast(const Schedule& sch, BlockRV block, std::vector<Schedule>& result) const {
+    std::optional<ChannelAxis> axis = FindChannelAxis(sch.Get(block));
+    if (!axis) return;
+    const auto& [level, scope] = config_.channel_last_write_cache;
+    if (level < 1 || level > num_s_) return;
+    for (bool fuse_consumer : {true, false}) {
+      Schedule copy = sch;
+      try {
+        if (Tile(copy, block, level, scope, true, fuse_consumer, &*axis)) {
+          result.push_back(std::move(copy));
+          return;
+        }
+      } catch (const Error&) {
+        // A layout or a cache that does not fit this block.
+      }
+    }
+  }
+
   // Tiles `block` of `sch`; false when the read cache was asked for and there is no
-  // operand to cache.
+  // operand to cache. With `axis`, the channel-last variant.
   bool Tile(Schedule& sch, BlockRV block, int write_level, const std::string& write_scope,
-            bool read_cache, bool fuse_consumer) const {
+            bool read_cache, bool fuse_consumer, const ChannelAxis* axis = nullptr) const {
     int read_index = -1;
     if (read_cache) {
-      read_index = ReusedOperand(sch.Get(block));
+      read_index = axis ? axis->read_index : ReusedOperand(sch.Get(block));
       if (read_index < 0) return false;
     }
     std::optional<BlockRV> write_cache;
@@ -93,11 +196,28 @@ class MultiLevelTiling : public ScheduleRule {
     } else if (write_level > 0) {
       write_cache = sch.CacheWrite(block, 0, write_scope);
     }
+    size_t out_ndim = sch.Get(block)->writes[0].region.size();
+    if (axis && axis->write_dim + 1 < static_cast<int>(out_ndim)) {
+      sch.TransformLayout(block, 0, BufferIndexType::kWrite,
+                          MoveInnermost(out_ndim, axis->write_dim));
+    }
     int index = sch.state().FindBlock(sch.Get(block)->name);
     std::vector<LoopUseKind> kinds = LoopUseKinds(sch.state(), index);
     std::vector<LoopRV> loops = sch.GetLoops(block);
+    // The loop bound to the channel-last axis (the binding is trivial).
+    int axis_loop = -1;
+    if (axis) {
+      const ir::Expr& value = sch.GetRealize(block)->iter_values[axis->iter];
+      for (size_t i = 0; i < loops.size(); ++i) {
+        if (value.get() == static_cast<const ir::Node*>(sch.Get(loops[i])->loop_var.get())) {
+          axis_loop = static_cast<int>(i);
+        }
+      }
+      if (axis_loop < 0) return false;
+    }
     // tiles[level] holds the loops of that level of the structure, in loop order.
     std::vector<std::vector<LoopRV>> tiles(config_.structure.size());
+    std::optional<LoopRV> axis_tile;  // the axis's loop in the innermost spatial level
     for (size_t i = 0; i < loops.size(); ++i) {
       char letter = kinds[i] == LoopUseKind::kReduce ? 'R' : 'S';
       int n = letter == 'S' ? num_s_ : num_r_;
@@ -109,13 +229,27 @@ class MultiLevelTiling : public ScheduleRule {
       for (size_t level = 0; level < config_.structure.size(); ++level) {
         if (config_.structure[level] == letter) tiles[level].push_back(parts[k++]);
       }
+      if (static_cast<int>(i) == axis_loop) axis_tile = parts.back();
+    }
+    if (axis_tile) {
+      // The axis's register-tile loop innermost: the loop that is vectorized.
+      std::vector<LoopRV>& last = tiles[config_.structure.find_last_of('S')];
+      std::erase_if(last, [&](LoopRV l) { return l.id == axis_tile->id; });
+      last.push_back(*axis_tile);
     }
     std::vector<LoopRV> order;
     for (const auto& level : tiles) order.insert(order.end(), level.begin(), level.end());
     sch.Reorder(order);
     sch.Annotate(block, kTiledAnnotation, config_.structure);
     if (write_cache) sch.ReverseComputeAt(*write_cache, SpatialLevelEnd(tiles, write_level), true);
-    if (read_cache) {
+    if (read_cache && axis) {
+      // Packed once, at the root: the whole operand with the axis innermost.
+      BlockRV cache = sch.CacheRead(block, read_index, config_.read_scope);
+      size_t ndim = sch.Get(cache)->writes[0].region.size();
+      if (axis->read_dim + 1 < static_cast<int>(ndim)) {
+        sch.TransformLayout(cache, 0, BufferIndexType::kWrite, MoveInnermost(ndim, axis->read_dim));
+      }
+    } else if (read_cache) {
       BlockRV cache = sch.CacheRead(block, read_index, config_.read_scope);
       sch.ComputeAt(cache, SpatialLevelEnd(tiles, config_.read_level), true);
     }

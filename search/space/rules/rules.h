@@ -43,6 +43,10 @@ struct MultiLevelTilingConfig {
   bool read_cache = true;
   int read_level = 1;
   std::string read_scope = "global";
+  // The channel-last sketch (see multi_level_tiling.cc) for blocks whose innermost spatial
+  // iteration indexes no operand contiguously (conv2d NCHW), with its write cache here.
+  bool channel_last = true;
+  std::pair<int, std::string> channel_last_write_cache = {2, "local"};
 };
 std::unique_ptr<ScheduleRule> MakeMultiLevelTiling(MultiLevelTilingConfig config = {});
 

@@ -87,8 +87,11 @@ TEST(RulesTest, MultiLevelTilingFusesAnElementwiseEpilogueAsItsWriteCache) {
       ++fused;
     }
   }
-  // Both write-cache levels, each with and without the packed operand.
-  EXPECT_EQ(fused, 4) << testing::SketchesText(sketches);
+  // Both write-cache levels, each with and without the packed operand, and the channel-last
+  // register tile (W is indexed W[j, k]: packed at the root as [k, j], vectors along j).
+  EXPECT_EQ(fused, 5) << testing::SketchesText(sketches);
+  EXPECT_NE(testing::SketchesText(sketches).find("index_map=lambda i0, i1: (i1, i0)"),
+            std::string::npos);
   // At the register level the intermediate becomes local.
   EXPECT_NE(testing::SketchesText(sketches).find("set_scope"), std::string::npos);
 }
