@@ -1,8 +1,11 @@
 // CpuMeasurer: parameter check, code generation, build, sandboxed run, comparison.
 #include "runtime/cpu_measurer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <exception>
 #include <thread>
 
@@ -46,6 +49,12 @@ CpuMeasurer::CpuMeasurer(MeasureOptions options)
       sandbox_(SandboxOptionsFor(options_)) {
   KILN_CHECK(DeviceKindOfTarget(options_.target) == "cpu", ErrorKind::kUnsupported,
              "the CPU measurer cannot run code of target '" + options_.target + "'");
+  KILN_CHECK(options_.cutoff_factor >= 0 && std::isfinite(options_.cutoff_factor) &&
+                 options_.cutoff_min_seconds >= 0 && std::isfinite(options_.cutoff_min_seconds),
+             ErrorKind::kParse,
+             "measure options: cutoff_factor and cutoff_min_seconds must be non-negative; got " +
+                 std::to_string(options_.cutoff_factor) + " and " +
+                 std::to_string(options_.cutoff_min_seconds));
 }
 
 CpuMeasurer::Prepared CpuMeasurer::Prepare(const MeasureCandidate& candidate) {
@@ -90,7 +99,18 @@ CpuMeasurer::Prepared CpuMeasurer::Prepare(const MeasureCandidate& candidate) {
   return p;
 }
 
-MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p) {
+double CpuMeasurer::CutoffSeconds(uint64_t reference_key) {
+  if (options_.cutoff_factor <= 0) return 0;
+  std::lock_guard<std::mutex> lock(verified_mutex_);
+  auto it = best_seconds_.find(reference_key);
+  if (it == best_seconds_.end()) return 0;
+  return std::max(options_.cutoff_factor * it->second, options_.cutoff_min_seconds);
+}
+
+MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p,
+                               RunProfile* profile) {
+  RunProfile ignored;
+  if (profile == nullptr) profile = &ignored;
   MeasureResult result = p.result;
   if (!p.built) return result;
   const Reference& reference = *p.details.reference;
@@ -108,10 +128,14 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p) {
   request.signature = p.details.source.signature;
   for (const ReferenceParam& param : reference.params) request.args.push_back(param.input);
   request.timing = options_.timing;
+  double cutoff = CutoffSeconds(reference.key);
+  if (cutoff > 0) request.timing.cutoff_seconds = cutoff;
   request.dump_outputs = !verified;
   // A SandboxFault (the machinery failed, not the candidate) propagates: no result is made
   // up for a candidate that was never really run.
   SandboxOutcome outcome = sandbox_.Run(std::move(request));
+  profile->sandbox_seconds = outcome.wall_seconds;
+  profile->kernel_seconds = outcome.kernel_seconds;
 
   MeasureResult measured = outcome.measure;
   measured.build_seconds = result.build_seconds;
@@ -121,12 +145,32 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p) {
     measured.median_seconds = 0;
     return measured;
   }
+  // A correct kernel's record keeps its time and says how it was timed when the cutoff
+  // shortened the protocol; the best time so far comes from whole protocols only.
+  auto finish = [&](MeasureResult m) {
+    if (outcome.cut_off) {
+      profile->cut_off = true;
+      char note[256];
+      std::snprintf(note, sizeof note,
+                    "timed from %d run%s after the checked run (early cutoff): %.4g s per run, "
+                    "past the cutoff of %.4g s (%g x the best of this workload so far)",
+                    m.number, m.number == 1 ? "" : "s", m.median_seconds, cutoff,
+                    options_.cutoff_factor);
+      m.message = note;
+    } else if (m.median_seconds > 0) {
+      std::lock_guard<std::mutex> lock(verified_mutex_);
+      auto [it, fresh] = best_seconds_.emplace(reference.key, m.median_seconds);
+      if (!fresh) it->second = std::min(it->second, m.median_seconds);
+    }
+    return m;
+  };
   if (verified) {
     measured.correctness_checked = true;
     measured.reference = reference.source + "; this build matched it before";
-    return measured;
+    return finish(std::move(measured));
   }
 
+  auto check_start = std::chrono::steady_clock::now();
   std::vector<ir::HostTensor> expected, actual;
   std::vector<std::string> names;
   std::string compared;
@@ -145,6 +189,8 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p) {
     }
   }
   CheckOutputs(expected, actual, measured, std::nullopt, names);
+  profile->check_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
   measured.reference = reference.source + "; compared every element of " + compared +
                        " and checked the inputs are unchanged";
   if (!measured.ok()) {
@@ -153,9 +199,11 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p) {
     measured.median_seconds = 0;
     return measured;
   }
-  std::lock_guard<std::mutex> lock(verified_mutex_);
-  verified_.insert(verified_key);
-  return measured;
+  {
+    std::lock_guard<std::mutex> lock(verified_mutex_);
+    verified_.insert(verified_key);
+  }
+  return finish(std::move(measured));
 }
 
 MeasureResult CpuMeasurer::Measure(const MeasureCandidate& candidate, MeasureDetails* details) {

@@ -3,9 +3,11 @@
 // compiler runs in its own process group with the build time limit), and is loaded, run
 // once on the reference inputs, dumped and timed in a kiln-sandbox process with the run
 // time limit. The outputs are compared with the reference once per (workload, build): a
-// build already found correct is only timed.
+// build already found correct is only timed. The best time of each workload so far sets the
+// early cutoff (MeasureOptions::cutoff_factor) of the candidates that follow.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -41,7 +43,19 @@ class CpuMeasurer : public Measurer {
     bool built = false;
   };
   Prepared Prepare(const MeasureCandidate& candidate);
-  MeasureResult Run(const MeasureCandidate& candidate, Prepared& prepared);
+  // Where the time of one Run went, for callers that account for it.
+  struct RunProfile {
+    double sandbox_seconds = 0;  // the sandbox process, start to exit
+    double kernel_seconds = 0;   // of that, the kernel's runs (checked run and timing)
+    double check_seconds = 0;    // reading the outputs back and comparing them
+    bool cut_off = false;        // timed from fewer runs by the early cutoff
+  };
+  MeasureResult Run(const MeasureCandidate& candidate, Prepared& prepared,
+                    RunProfile* profile = nullptr);
+  // The cutoff a candidate of the workload with reference key `reference_key` is timed with
+  // now: cutoff_factor times the workload's best checked time so far (at least
+  // cutoff_min_seconds); 0 when there is none or the cutoff is off.
+  double CutoffSeconds(uint64_t reference_key);
 
  private:
   MeasureOptions options_;
@@ -51,6 +65,8 @@ class CpuMeasurer : public Measurer {
   std::mutex verified_mutex_;
   // (reference key, build key) pairs whose outputs matched the reference.
   std::set<std::pair<uint64_t, uint64_t>> verified_;
+  // The best checked time per reference key, from the whole timing protocol.
+  std::map<uint64_t, double> best_seconds_;
 };
 
 }  // namespace kiln::runtime

@@ -328,7 +328,8 @@ std::string RequestToJson(const SandboxRequest& request) {
         {"repeat", request.timing.repeat},
         {"min_repeat_ms", request.timing.min_repeat_ms},
         {"flush_cache", request.timing.flush_cache},
-        {"warmup", request.timing.warmup}}},
+        {"warmup", request.timing.warmup},
+        {"cutoff_seconds", request.timing.cutoff_seconds}}},
       {"dump_outputs", request.dump_outputs},
       {"output_dir", request.output_dir},
   };
@@ -369,6 +370,7 @@ SandboxRequest RequestFromJson(const std::string& text, const std::string& where
   request.timing.min_repeat_ms = t.NonNegative("min_repeat_ms");
   request.timing.flush_cache = t.Bool("flush_cache");
   request.timing.warmup = t.IntIn("warmup", 0, INT32_MAX);
+  request.timing.cutoff_seconds = t.NonNegative("cutoff_seconds");
   request.dump_outputs = r.Bool("dump_outputs");
   request.output_dir = r.StringOr("output_dir", "");
   if ((request.dump_outputs || request.phase == SandboxPhase::kRunOnce) &&
@@ -396,6 +398,8 @@ std::string ResultToJson(const SandboxResult& result) {
       {"repeat_seconds", result.repeat_seconds},
       {"median_seconds", result.median_seconds},
       {"number", result.number},
+      {"cut_off", result.cut_off},
+      {"kernel_seconds", result.kernel_seconds},
       {"outputs", outputs},
   };
   return j.dump(1);
@@ -423,6 +427,8 @@ SandboxResult ResultFromJson(const std::string& text, const std::string& where) 
   }
   result.median_seconds = r.NonNegative("median_seconds");
   result.number = r.IntIn("number", 0, INT32_MAX);
+  result.cut_off = r.Bool("cut_off");
+  result.kernel_seconds = r.NonNegative("kernel_seconds");
   const json& outputs = r.Array("outputs");
   for (size_t i = 0; i < outputs.size(); ++i) {
     Reader o(outputs[i], r.Path("outputs[" + std::to_string(i) + "]"));

@@ -19,7 +19,8 @@
 
 namespace kiln::runtime {
 
-inline constexpr int kSandboxProtocolVersion = 1;
+// 2: the timing's early cutoff, and the result's cut_off and kernel_seconds.
+inline constexpr int kSandboxProtocolVersion = 2;
 
 // The runner's exit status when it could not carry out the request (unreadable or malformed
 // request, arguments that do not match the signature, a tensor file it could not write): a
@@ -86,6 +87,8 @@ struct SandboxResult {
   std::vector<double> repeat_seconds;
   double median_seconds = 0;
   int number = 0;
+  bool cut_off = false;       // timed from the first batch alone (TimingConfig::cutoff_seconds)
+  double kernel_seconds = 0;  // the kernel's runs in this request: checked run, warm-up, batches
   std::vector<TensorFileRef> outputs;
 };
 

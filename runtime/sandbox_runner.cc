@@ -1,6 +1,7 @@
 // RunSandboxRequest: build, load, run once and dump, time.
 #include "runtime/sandbox_runner.h"
 
+#include <chrono>
 #include <filesystem>
 
 #include "runtime/cpu_module.h"
@@ -46,8 +47,13 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request) {
   std::vector<ir::ArgValue> args = MaterializeArgs(request.args);
   std::vector<codegen::PackedValue> packed = PackArguments(signature, args);
   try {
+    double checked_run_seconds = 0;
     if (request.phase == SandboxPhase::kRunOnce || request.dump_outputs) {
+      auto start = std::chrono::steady_clock::now();
       CallKernel(kernel, signature, packed);
+      checked_run_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      result.kernel_seconds += checked_run_seconds;
       for (size_t i = 0; i < args.size(); ++i) {
         const auto* tensor = std::get_if<ir::HostTensor>(&args[i]);
         if (tensor == nullptr) continue;
@@ -63,14 +69,23 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request) {
       }
     }
     if (request.phase == SandboxPhase::kTime) {
-      // The run whose outputs were dumped already warmed the caches and the kernel's pages.
+      // The run whose outputs were dumped already warmed the caches and the kernel's pages:
+      // it stands for one warm-up run, also for the early cutoff.
       TimingConfig timing_config = request.timing;
-      if (request.dump_outputs && timing_config.warmup > 0) --timing_config.warmup;
+      if (request.dump_outputs && timing_config.warmup > 0) {
+        --timing_config.warmup;
+        if (timing_config.cutoff_seconds > 0 &&
+            checked_run_seconds >= timing_config.cutoff_seconds) {
+          timing_config.number = 1;
+        }
+      }
       TimingResult timing =
           TimeFunction([&] { CallKernel(kernel, signature, packed); }, timing_config);
       result.repeat_seconds = timing.seconds_per_run;
       result.median_seconds = timing.median_seconds;
       result.number = timing.number;
+      result.cut_off = timing.cut_off;
+      result.kernel_seconds += timing.total_seconds;
     }
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kRuntime) throw;

@@ -58,13 +58,15 @@ BatchTimer HostBatchTimer(std::function<void()> run) {
 TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
                         const std::function<void()>& flush) {
   KILN_CHECK(config.number >= 1 && config.repeat >= 1 && config.warmup >= 0 &&
-                 config.min_repeat_ms >= 0 && std::isfinite(config.min_repeat_ms),
+                 config.min_repeat_ms >= 0 && std::isfinite(config.min_repeat_ms) &&
+                 config.cutoff_seconds >= 0 && std::isfinite(config.cutoff_seconds),
              ErrorKind::kParse,
-             "timing config: need number >= 1, repeat >= 1, warmup >= 0, min_repeat_ms >= 0; got "
-             "number " +
+             "timing config: need number >= 1, repeat >= 1, warmup >= 0, min_repeat_ms >= 0, "
+             "cutoff_seconds >= 0; got number " +
                  std::to_string(config.number) + ", repeat " + std::to_string(config.repeat) +
                  ", warmup " + std::to_string(config.warmup) + ", min_repeat_ms " +
-                 std::to_string(config.min_repeat_ms));
+                 std::to_string(config.min_repeat_ms) + ", cutoff_seconds " +
+                 std::to_string(config.cutoff_seconds));
   auto do_flush = [&] {
     if (!config.flush_cache) return;
     if (flush) {
@@ -73,12 +75,18 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
       FlushCpuCache();
     }
   };
-  if (config.warmup > 0) timer(config.warmup);
-
   TimingResult result;
   result.number = config.number;
+  const bool cutoff = config.cutoff_seconds > 0;
+  if (config.warmup > 0) {
+    double seconds = timer(config.warmup);
+    result.total_seconds += seconds;
+    // Already slow when warm: one run tells whether it is past the cutoff.
+    if (cutoff && seconds / config.warmup >= config.cutoff_seconds) result.number = 1;
+  }
+
   double min_seconds = config.min_repeat_ms / 1000.0;
-  for (int r = 0; r < config.repeat; ++r) {
+  for (int r = 0; r < config.repeat && !result.cut_off; ++r) {
     double seconds;
     while (true) {
       do_flush();
@@ -87,6 +95,11 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
       KILN_CHECK(std::isfinite(seconds) && seconds >= 0, ErrorKind::kRuntime,
                  "timer reported " + std::to_string(seconds) + " s for " +
                      std::to_string(result.number) + " runs");
+      result.total_seconds += seconds;
+      if (cutoff && result.batches == 1 && seconds / result.number >= config.cutoff_seconds) {
+        result.cut_off = true;
+        break;
+      }
       if (seconds >= min_seconds || result.number >= kMaxNumber) break;
       result.number = NextNumber(result.number, seconds, min_seconds);
     }

@@ -4,6 +4,12 @@
 // the median reported. The device supplies only a BatchTimer: how long `n` back-to-back runs
 // take. The host timer below uses a monotonic clock; a GPU runtime supplies one built on
 // device events or timestamp queries.
+//
+// An optional early cutoff spends less on kernels already known to be slow (a tuner sets it
+// from the best time of the workload so far): a warm-up run past `cutoff_seconds` makes the
+// first timed batch a single run, and a first timed batch past it per run is the whole
+// measurement. The result says so (`cut_off`); such a kernel is still timed warm, only from
+// fewer runs.
 #pragma once
 
 #include <functional>
@@ -17,13 +23,17 @@ struct TimingConfig {
   double min_repeat_ms = 100;
   bool flush_cache = false;
   int warmup = 1;
+  // Seconds per run past which a kernel is timed from its first batch alone; 0: off.
+  double cutoff_seconds = 0;
 };
 
 struct TimingResult {
   std::vector<double> seconds_per_run;  // one per repeat, in order
   double median_seconds = 0;
-  int number = 0;   // runs per repeat at the end (after growth)
-  int batches = 0;  // timed batches, growth included (excluding warm-up)
+  int number = 0;            // runs per repeat at the end (after growth)
+  int batches = 0;           // timed batches, growth included (excluding warm-up)
+  bool cut_off = false;      // the first timed batch passed cutoff_seconds and ended it
+  double total_seconds = 0;  // every run the protocol made, warm-up included
 };
 
 // Runs the kernel `n` times back to back and returns the elapsed seconds.
@@ -33,8 +43,8 @@ using BatchTimer = std::function<double(int n)>;
 BatchTimer HostBatchTimer(std::function<void()> run);
 
 // Times with `timer` following `config` (validated: number, repeat >= 1, warmup >= 0,
-// min_repeat_ms >= 0, else kiln::Error). `flush` runs before each timed batch when
-// config.flush_cache is set; by default it is FlushCpuCache.
+// min_repeat_ms >= 0, cutoff_seconds >= 0, else kiln::Error). `flush` runs before each timed batch
+// when config.flush_cache is set; by default it is FlushCpuCache.
 TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
                         const std::function<void()>& flush = {});
 

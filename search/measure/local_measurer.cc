@@ -42,6 +42,8 @@ LocalMeasurer::~LocalMeasurer() {
 void LocalMeasurer::Submit(std::vector<MeasureRequest> requests) {
   {
     std::lock_guard lock(mutex_);
+    AccountIdle();
+    started_ = true;
     for (MeasureRequest& r : requests) {
       KILN_CHECK(r.workload.defined() && r.scheduled.defined(), ErrorKind::kInternal,
                  "measure request " + std::to_string(r.id) + " (" + r.task_name +
@@ -82,6 +84,7 @@ void LocalMeasurer::BuildLoop() {
     if (stop_) return;
     Built item{std::move(to_build_.front()), {}, {}};
     to_build_.pop_front();
+    AccountIdle();
     ++building_;
     lock.unlock();
     auto start = std::chrono::steady_clock::now();
@@ -92,6 +95,7 @@ void LocalMeasurer::BuildLoop() {
     }
     double seconds = SecondsSince(start);
     lock.lock();
+    AccountIdle();
     --building_;
     stats_.build_seconds += seconds;
     ++stats_.built;
@@ -117,6 +121,7 @@ void LocalMeasurer::RunLoop() {
       changed_.wait(lock, [&] { return stop_ || building_ == 0; });
       if (stop_) return;
     }
+    AccountIdle();
     running_ = true;
     run_wanted_ = false;
     while (!built_.empty() && !stop_) {
@@ -128,9 +133,10 @@ void LocalMeasurer::RunLoop() {
       response.worker = "local";
       response.machinery_error = item.machinery_error;
       auto start = std::chrono::steady_clock::now();
+      runtime::CpuMeasurer::RunProfile profile;
       if (response.machinery_error.empty()) {
         try {
-          response.result = measurer_->Run(CandidateOf(item.request), item.prepared);
+          response.result = measurer_->Run(CandidateOf(item.request), item.prepared, &profile);
         } catch (const std::exception& e) {
           response.machinery_error = e.what();
         }
@@ -140,15 +146,36 @@ void LocalMeasurer::RunLoop() {
         KILN_LOG_WARN("measurement of {} (request {}) failed in the machinery: {}",
                       item.request.task_name, item.request.id, response.machinery_error);
       }
+      KILN_LOG_DEBUG(
+          "measured {} (request {}): {}, {:.4g} s per run x {}{}; build {:.3f} s, run {:.3f} s "
+          "(sandbox {:.3f}, kernel {:.3f}, check {:.3f})",
+          item.request.task_name, item.request.id,
+          runtime::MeasureErrorKindName(response.result.error_kind), response.result.median_seconds,
+          response.result.number, profile.cut_off ? " (cut off)" : "",
+          response.result.build_seconds, seconds, profile.sandbox_seconds, profile.kernel_seconds,
+          profile.check_seconds);
       lock.lock();
       stats_.run_seconds += seconds;
+      stats_.sandbox_seconds += profile.sandbox_seconds;
+      stats_.kernel_seconds += profile.kernel_seconds;
+      stats_.check_seconds += profile.check_seconds;
+      if (profile.cut_off) ++stats_.cut_off;
       ++stats_.run;
       done_.push_back(std::move(response));
       changed_.notify_all();
     }
+    AccountIdle();
     running_ = false;
     changed_.notify_all();
   }
+}
+
+void LocalMeasurer::AccountIdle() {
+  auto now = std::chrono::steady_clock::now();
+  if (started_ && building_ == 0 && !running_) {
+    stats_.idle_seconds += std::chrono::duration<double>(now - last_change_).count();
+  }
+  last_change_ = now;
 }
 
 }  // namespace kiln::search

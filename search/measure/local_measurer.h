@@ -8,6 +8,7 @@
 // this one builds and runs.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -31,8 +32,17 @@ struct LocalMeasurerOptions {
 struct LocalMeasurerStats {
   int64_t built = 0;
   int64_t run = 0;
+  int64_t cut_off = 0;       // candidates timed from fewer runs by the early cutoff
   double build_seconds = 0;  // code generation and compile, summed over builder threads
   double run_seconds = 0;    // sandboxed runs (timing and the reference check)
+  // Parts of run_seconds: the sandbox processes, start to exit; of that, the kernels' runs
+  // (checked run, warm-up, timed batches); reading outputs back and comparing them.
+  double sandbox_seconds = 0;
+  double kernel_seconds = 0;
+  double check_seconds = 0;
+  // Wall clock since the first Submit with no build and no run in flight (waiting for the
+  // search, or for the builds to drain before a run phase).
+  double idle_seconds = 0;
 };
 
 class LocalMeasurer : public AsyncMeasurer {
@@ -58,6 +68,9 @@ class LocalMeasurer : public AsyncMeasurer {
   void BuildLoop();
   void RunLoop();
   bool RunPhaseDue() const;  // with mutex_ held
+  // Adds the time since the last call to idle_seconds when nothing was in flight; called
+  // with mutex_ held before building_ or running_ changes.
+  void AccountIdle();
 
   LocalMeasurerOptions options_;
   std::unique_ptr<runtime::CpuMeasurer> measurer_;
@@ -74,6 +87,8 @@ class LocalMeasurer : public AsyncMeasurer {
   bool run_wanted_ = false;
   bool running_ = false;
   bool stop_ = false;
+  bool started_ = false;  // a request was submitted
+  std::chrono::steady_clock::time_point last_change_;
   LocalMeasurerStats stats_;
   std::vector<std::thread> threads_;
 };

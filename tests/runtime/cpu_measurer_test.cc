@@ -71,6 +71,19 @@ def scale(A: T.Buffer((256,), "float32"), B: T.Buffer((128,), "float32")):
             B[vi] = A[vi] * T.float32(2)
 )";
 
+// A 128^3 matmul: long enough per run (a few hundred microseconds at least) that one run is a
+// time record.
+constexpr char kMatmul[] = R"(
+@T.prim_func
+def mm(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    for i, j, k in T.grid(128, 128, 128):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+)";
+
 class CpuMeasurerTest : public ::testing::Test {
  protected:
   MeasureOptions Options() {
@@ -86,6 +99,14 @@ class CpuMeasurerTest : public ::testing::Test {
 };
 
 ir::PrimFunc Parse(const char* text) { return ir::ParsePrimFunc(text, "<test>"); }
+
+// The function of `text` under another name: the same code built as another library.
+ir::PrimFunc Renamed(const char* text, const std::string& name) {
+  std::string source = text;
+  size_t def = source.find("def ") + 4;
+  source.replace(def, source.find('(', def) - def, name);
+  return Parse(source.c_str());
+}
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -210,6 +231,71 @@ TEST_F(CpuMeasurerTest, BatchesBuildAheadAndKeepTheOrder) {
   EXPECT_TRUE(results[0].ok()) << results[0].message;
   EXPECT_EQ(results[1].error_kind, MeasureErrorKind::kWrongResult);
   EXPECT_TRUE(results[2].ok()) << results[2].message;
+}
+
+TEST_F(CpuMeasurerTest, EarlyCutoffTimesASlowCandidateFromOneRunAndSaysSo) {
+  // A cutoff at half the best: every later candidate as slow as the best counts as slow,
+  // whatever the machine's speed.
+  MeasureOptions options = Options();
+  options.timing = {.number = 3, .repeat = 3, .min_repeat_ms = 5, .warmup = 1};
+  options.cutoff_factor = 0.5;
+  options.cutoff_min_seconds = 0;
+  CpuMeasurer measurer(options);
+  ir::PrimFunc workload = Parse(kMatmul);
+
+  // The first of the workload: nothing to compare with, the whole protocol.
+  MeasureResult first = measurer.Measure({workload, workload});
+  ASSERT_TRUE(first.ok()) << first.message;
+  EXPECT_TRUE(first.message.empty()) << first.message;
+  EXPECT_EQ(first.repeat_seconds.size(), 3u);
+  EXPECT_GE(first.number, 3);
+  EXPECT_GT(measurer.CutoffSeconds(measurer.references().Get(workload, {}, 1)->key), 0);
+
+  // The same code as another build (another symbol): checked against the reference, then
+  // timed from one warm run, with the record saying so.
+  ir::PrimFunc renamed = Renamed(kMatmul, "mm_again");
+  MeasureResult slow = measurer.Measure({workload, renamed});
+  ASSERT_TRUE(slow.ok()) << slow.message;
+  EXPECT_TRUE(slow.correctness_checked);
+  EXPECT_NE(slow.reference.find("compared every element"), std::string::npos) << slow.reference;
+  EXPECT_EQ(slow.number, 1);
+  ASSERT_EQ(slow.repeat_seconds.size(), 1u);
+  EXPECT_EQ(slow.median_seconds, slow.repeat_seconds[0]);
+  EXPECT_GT(slow.median_seconds, 0);
+  EXPECT_NE(slow.message.find("timed from 1 run after the checked run (early cutoff)"),
+            std::string::npos)
+      << slow.message;
+
+  // A build already checked: its own warm-up decides, with the same outcome.
+  MeasureResult again = measurer.Measure({workload, renamed});
+  ASSERT_TRUE(again.ok()) << again.message;
+  EXPECT_NE(again.reference.find("this build matched it before"), std::string::npos);
+  EXPECT_EQ(again.repeat_seconds.size(), 1u);
+  EXPECT_NE(again.message.find("early cutoff"), std::string::npos) << again.message;
+
+  // Another workload has a best of its own: its first candidate gets the whole protocol.
+  MeasureResult other = measurer.Measure({Parse(kScale), Parse(kScale)});
+  ASSERT_TRUE(other.ok()) << other.message;
+  EXPECT_TRUE(other.message.empty()) << other.message;
+  EXPECT_EQ(other.repeat_seconds.size(), 3u);
+}
+
+TEST_F(CpuMeasurerTest, WithoutCutoffEveryCandidateGetsTheWholeProtocol) {
+  MeasureOptions options = Options();
+  options.timing = {.number = 3, .repeat = 3, .min_repeat_ms = 5, .warmup = 1};
+  options.cutoff_factor = 0;
+  CpuMeasurer measurer(options);
+  ir::PrimFunc workload = Parse(kMatmul);
+  ASSERT_TRUE(measurer.Measure({workload, workload}).ok());
+  ir::PrimFunc renamed = Renamed(kMatmul, "mm_again");
+  MeasureResult second = measurer.Measure({workload, renamed});
+  ASSERT_TRUE(second.ok()) << second.message;
+  EXPECT_TRUE(second.message.empty()) << second.message;
+  EXPECT_EQ(second.repeat_seconds.size(), 3u);
+  EXPECT_GE(second.number, 3);
+
+  options.cutoff_factor = -1;
+  EXPECT_THROW(CpuMeasurer{options}, Error);
 }
 
 TEST(MeasurerRegistry, TargetsAndDeviceKinds) {

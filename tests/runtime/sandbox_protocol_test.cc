@@ -30,6 +30,8 @@ SandboxResult SampleResult() {
   r.repeat_seconds = {1e-3, 2e-3, 1.5e-3};
   r.median_seconds = 1.5e-3;
   r.number = 64;
+  r.cut_off = true;
+  r.kernel_seconds = 0.75;
   r.outputs.push_back({2, ir::DataType::Float(16), {3, 4}, "/tmp/x/param2.bin"});
   return r;
 }
@@ -44,7 +46,12 @@ TEST(SandboxProtocolTest, RequestRoundTrip) {
   q.args = {ArgSpec::Random(ir::DataType::Float(32), {8}, 17, -2, 3), ArgSpec::Int(-4),
             ArgSpec::Float(0.5)};
   q.args.push_back(ArgSpec::Random(ir::DataType::Int(8), {2, 2}, 0xffffffffffffffffULL));
-  q.timing = {.number = 5, .repeat = 3, .min_repeat_ms = 7.5, .flush_cache = true, .warmup = 2};
+  q.timing = {.number = 5,
+              .repeat = 3,
+              .min_repeat_ms = 7.5,
+              .flush_cache = true,
+              .warmup = 2,
+              .cutoff_seconds = 0.25};
   q.dump_outputs = true;
   q.output_dir = "/tmp/out";
   SandboxRequest back = RequestFromJson(RequestToJson(q), "request.json");
@@ -67,6 +74,7 @@ TEST(SandboxProtocolTest, RequestRoundTrip) {
   EXPECT_EQ(back.timing.repeat, 3);
   EXPECT_EQ(back.timing.min_repeat_ms, 7.5);
   EXPECT_TRUE(back.timing.flush_cache);
+  EXPECT_EQ(back.timing.cutoff_seconds, 0.25);
   EXPECT_TRUE(back.dump_outputs);
   // Seeded inputs materialize identically on both sides.
   auto a = MaterializeArgs(q.args), b = MaterializeArgs(back.args);
@@ -81,6 +89,8 @@ TEST(SandboxProtocolTest, ResultRoundTrip) {
   EXPECT_EQ(back.median_seconds, 1.5e-3);
   EXPECT_EQ(back.number, 64);
   EXPECT_TRUE(back.build_cache_hit);
+  EXPECT_TRUE(back.cut_off);
+  EXPECT_EQ(back.kernel_seconds, 0.75);
   ASSERT_EQ(back.outputs.size(), 1u);
   EXPECT_EQ(back.outputs[0].dtype, ir::DataType::Float(16));
   EXPECT_EQ(back.outputs[0].shape, (std::vector<int64_t>{3, 4}));
@@ -106,7 +116,7 @@ TEST(SandboxProtocolTest, InvalidFieldsAreNamed) {
     return text.replace(at, from.size(), to);
   };
   EXPECT_NE(ParseError([&] {
-              ResultFromJson(edit("\"version\": 1", "\"version\": 9"), "r");
+              ResultFromJson(edit("\"version\": 2", "\"version\": 9"), "r");
             }).find("r.version: protocol version 9"),
             std::string::npos);
   EXPECT_NE(ParseError([&] {
@@ -116,6 +126,14 @@ TEST(SandboxProtocolTest, InvalidFieldsAreNamed) {
   EXPECT_NE(ParseError([&] {
               ResultFromJson(edit("\"number\": 64", "\"number\": -1"), "r");
             }).find("r.number"),
+            std::string::npos);
+  EXPECT_NE(ParseError([&] {
+              ResultFromJson(edit("\"kernel_seconds\": 0.75", "\"kernel_seconds\": -1"), "r");
+            }).find("r.kernel_seconds: expected a non-negative number"),
+            std::string::npos);
+  EXPECT_NE(ParseError([&] {
+              ResultFromJson(edit("\"cut_off\": true", "\"cut_off\": 1"), "r");
+            }).find("r.cut_off: expected true or false"),
             std::string::npos);
   EXPECT_NE(ParseError([&] {
               ResultFromJson(edit("\"median_seconds\"", "\"median_secs\""), "r");
