@@ -2,14 +2,17 @@
 // trace (bench/traces/conv2d_56.json) and replayed from its JSON, built through Kiln's C path
 // and timed against oneDNN's convolution primitive in the same process, for each thread count
 // asked for: on plain NCHW memory (the layouts Kiln's kernel reads and writes) and on the
-// blocked layouts oneDNN prefers (nChw16c; the reorders into and out of them are not timed).
+// layouts oneDNN prefers (the reorders into and out of them are not timed). Beside them, the
+// cpu design space's candidate with the same decisions (bench/space_conv.h): the proof that
+// the search can find the hand-written schedule.
 //
 //   bench_conv_manual [--shape C,H,W,K] [--threads 1,2] [--trace FILE | --tiles COLS,CHANNELS]
 //                     [--json] ...
 //
 // The convolution is 1 x C x H x W, K filters of 3x3, padding 1, stride 1. Contenders are timed
 // alone in interleaved rounds; a ratio is the median over rounds of oneDNN's time over Kiln's
-// (above 1: Kiln is faster). With --json the last line of stdout is one JSON object.
+// (above 1: Kiln is faster); "space vs hand" is the hand-written kernel's time over the space
+// candidate's. With --json the last line of stdout is one JSON object.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -19,6 +22,7 @@
 #include "bench/conv_manual.h"
 #include "bench/manual_kernel.h"
 #include "bench/matmul_manual.h"
+#include "bench/space_conv.h"
 #include "ir/host_tensor.h"
 #include "ir/interpreter/interpreter.h"
 #include "runtime/kernel_args.h"
@@ -38,6 +42,8 @@ struct Options {
   std::string trace_file;
   std::string save_trace;
   std::string dump_dir;
+  std::vector<int64_t> space_tiles = {7, 32};  // cols,channels of the design space's candidate
+  int64_t space_unroll = 512;
   ContestOptions contest;
   bool json = false;
 };
@@ -77,6 +83,20 @@ int Run(const Options& opt) {
   if (!opt.save_trace.empty()) WriteFile(opt.save_trace, trace_text);
   ManualKernel kernel =
       BuildManualKernel(workload, trace_text, trace_source, "kiln_conv2d", opt.dump_dir);
+  // The cpu design space's channel-last sketch with the hand-written schedule's decisions.
+  KILN_CHECK(opt.space_tiles.size() == 2, ErrorKind::kParse,
+             "--space-tiles: expected COLS,CHANNELS");
+  ConvTiles space_tiles;
+  space_tiles.cols = opt.space_tiles[0];
+  space_tiles.channels = opt.space_tiles[1];
+  std::optional<search::Candidate> candidate =
+      HandLikeConvCandidate(workload, space_tiles, opt.contest.threads.back(), opt.space_unroll);
+  KILN_CHECK(candidate.has_value(), ErrorKind::kSchedule,
+             "the cpu design space has no channel-last candidate with tiles " +
+                 std::to_string(space_tiles.cols) + "x" + std::to_string(space_tiles.channels));
+  ManualKernel space_kernel = BuildManualKernel(
+      workload, FormatTraceJson(candidate->postprocessed), "the space's candidate",
+      "kiln_conv2d_space", opt.dump_dir.empty() ? "" : opt.dump_dir + "/space");
 
   const ir::DataType f32 = ir::DataType::Float(32);
   const std::vector<int64_t> x_shape = {1, shape.in_channels, shape.height, shape.width};
@@ -87,6 +107,11 @@ int Run(const Options& opt) {
                                     ir::HostTensor::Random(f32, w_shape, 2, -1, 1),
                                     ir::HostTensor(f32, y_shape)};
   std::vector<codegen::PackedValue> packed = runtime::PackArguments(kernel.signature, args);
+  ir::HostTensor space_y(f32, y_shape);
+  std::vector<ir::ArgValue> space_args = {std::get<ir::HostTensor>(args[0]).Clone(),
+                                          std::get<ir::HostTensor>(args[1]).Clone(), space_y};
+  std::vector<codegen::PackedValue> space_packed =
+      runtime::PackArguments(space_kernel.signature, space_args);
   const auto* x = static_cast<const float*>(std::get<ir::HostTensor>(args[0]).data());
   const auto* w = static_cast<const float*>(std::get<ir::HostTensor>(args[1]).data());
   const ir::HostTensor& kiln_y = std::get<ir::HostTensor>(args[2]);
@@ -111,6 +136,8 @@ int Run(const Options& opt) {
       {"kiln", use_threads, [&] { runtime::CallKernel(kernel.fn, kernel.signature, packed); }},
       {"onednn_nchw", use_threads, [&] { plain[thread_index]->Run(); }},
       {"onednn_blocked", use_threads, [&] { blocked[thread_index]->Run(); }},
+      {"kiln_space", use_threads,
+       [&] { runtime::CallKernel(space_kernel.fn, space_kernel.signature, space_packed); }},
   };
 
   // Correctness first: Kiln and the blocked primitive against the plain primitive, and Kiln
@@ -131,6 +158,10 @@ int Run(const Options& opt) {
       "oneDNN's blocked convolution disagrees with its plain one: " + blocked_vs_plain.message);
   KILN_CHECK(vs_dnnl.ok, ErrorKind::kRuntime,
              "Kiln's kernel disagrees with oneDNN: " + vs_dnnl.message);
+  const ir::HostTensor& space_out = std::get<ir::HostTensor>(space_args[2]);
+  ir::TensorComparison space_vs_dnnl = ir::CompareTensors(plain_y, space_out, rtol, atol);
+  KILN_CHECK(space_vs_dnnl.ok, ErrorKind::kRuntime,
+             "the space's candidate disagrees with oneDNN: " + space_vs_dnnl.message);
   bool interpreter_checked = shape.Flops() <= 1e7;
   if (interpreter_checked) {
     std::vector<ir::ArgValue> expected = {std::get<ir::HostTensor>(args[0]).Clone(),
@@ -138,10 +169,15 @@ int Run(const Options& opt) {
                                           ir::HostTensor(f32, y_shape)};
     ir::Interpret(workload, expected);
     ir::Tolerance tol = ir::DefaultTolerance(f32);
-    ir::TensorComparison vs_interp =
-        ir::CompareTensors(std::get<ir::HostTensor>(expected[2]), kiln_y, tol.rtol, tol.atol);
+    const ir::HostTensor& reference = std::get<ir::HostTensor>(expected[2]);
+    ir::TensorComparison vs_interp = ir::CompareTensors(reference, kiln_y, tol.rtol, tol.atol);
     KILN_CHECK(vs_interp.ok, ErrorKind::kRuntime,
                "Kiln's kernel disagrees with the reference interpreter: " + vs_interp.message);
+    ir::TensorComparison space_vs_interp =
+        ir::CompareTensors(reference, space_out, tol.rtol, tol.atol);
+    KILN_CHECK(space_vs_interp.ok, ErrorKind::kRuntime,
+               "the space's candidate disagrees with the reference interpreter: " +
+                   space_vs_interp.message);
   }
 
   Timings seconds = TimeContenders(contenders, opt.contest);
@@ -174,11 +210,11 @@ int Run(const Options& opt) {
                 kernel.codegen_s, kernel.compile_s, kernel.compile_cpu_s, vs_dnnl.max_abs_error,
                 interpreter_checked ? "; interpreter agrees" : "");
   out << line;
-  std::snprintf(line, sizeof line, "%-8s %10s %12s %14s %10s %12s\n", "threads", "kiln",
-                "onednn nchw", "onednn blocked", "vs nchw", "vs blocked");
+  std::snprintf(line, sizeof line, "%-8s %10s %12s %14s %10s %12s %11s %10s\n", "threads", "kiln",
+                "onednn nchw", "onednn blocked", "vs nchw", "vs blocked", "kiln space", "vs hand");
   out << line;
-  std::snprintf(line, sizeof line, "%-8s %10s %12s %14s %10s %12s\n", "", "GFLOP/s", "GFLOP/s",
-                "GFLOP/s", "ratio", "ratio");
+  std::snprintf(line, sizeof line, "%-8s %10s %12s %14s %10s %12s %11s %10s\n", "", "GFLOP/s",
+                "GFLOP/s", "GFLOP/s", "ratio", "ratio", "GFLOP/s", "ratio");
   out << line;
   for (size_t ti = 0; ti < opt.contest.threads.size(); ++ti) {
     std::vector<double> gflops;
@@ -187,9 +223,10 @@ int Run(const Options& opt) {
     }
     double ratio_plain = MedianRatio(seconds, 1, 0, ti);
     double ratio_blocked = MedianRatio(seconds, 2, 0, ti);
-    std::snprintf(line, sizeof line, "%-8d %10.1f %12.1f %14.1f %10.3f %12.3f\n",
+    double space_vs_hand = MedianRatio(seconds, 0, 3, ti);
+    std::snprintf(line, sizeof line, "%-8d %10.1f %12.1f %14.1f %10.3f %12.3f %11.1f %10.3f\n",
                   opt.contest.threads[ti], gflops[0], gflops[1], gflops[2], ratio_plain,
-                  ratio_blocked);
+                  ratio_blocked, gflops[3], space_vs_hand);
     out << line;
     std::string t = std::to_string(opt.contest.threads[ti]) + "t";
     result["gflops_kiln_" + t] = gflops[0];
@@ -197,6 +234,10 @@ int Run(const Options& opt) {
     result["gflops_onednn_blocked_" + t] = gflops[2];
     result["ratio_vs_onednn_nchw_" + t] = ratio_plain;
     result["ratio_vs_onednn_blocked_" + t] = ratio_blocked;
+    result["gflops_kiln_space_" + t] = gflops[3];
+    result["ratio_space_vs_hand_" + t] = space_vs_hand;
+    result["ratio_space_vs_onednn_nchw_" + t] = MedianRatio(seconds, 1, 3, ti);
+    result["ratio_space_vs_onednn_blocked_" + t] = MedianRatio(seconds, 2, 3, ti);
   }
   if (opt.json) out << result.dump() << "\n";
   return 0;
@@ -221,6 +262,12 @@ int main(int argc, char** argv) {
                  "schedule with the built-in code at register tile COLS,CHANNELS instead")
       ->delimiter(',')
       ->expected(2);
+  app.add_option("--space-tiles", opt.space_tiles,
+                 "register tile COLS,CHANNELS of the design space's candidate (default 7,32)")
+      ->delimiter(',')
+      ->expected(2);
+  app.add_option("--space-unroll", opt.space_unroll,
+                 "unroll step of the design space's candidate (0, 16, 64 or 512)");
   app.add_option("--save-trace", opt.save_trace, "write the trace JSON used to this file");
   app.add_option("--dump", opt.dump_dir, "write the trace, the IR after each pass and the C here");
   app.add_option("--min-repeat-ms", opt.contest.min_repeat_ms, "minimum length of a timed repeat");

@@ -100,10 +100,8 @@ search::Trace ManualConvTrace(const ir::PrimFunc& workload, const ConvTiles& til
   // The weights, packed once: panels of `channels` output channels, each contiguous per
   // (input channel, r, s), so the micro-kernel loads its weight vectors from one stream.
   BlockRV w_pack = sch.CacheRead(conv, ReadIndex(sch, conv, "W"), "global");
-  const std::string c = std::to_string(tiles.channels);
-  sch.TransformLayout(
-      w_pack, 0, BufferIndexType::kWrite,
-      IndexMap::Parse("lambda o, i, h, w: (o // " + c + ", i, h, w, o % " + c + ")"));
+  sch.TransformLayout(w_pack, 0, BufferIndexType::kWrite,
+                      IndexMap::Parse("lambda o, i, h, w: (i, h, w, o)"));
   // The accumulator: a local tile, channels innermost so that it is whole vectors.
   BlockRV y_local = sch.CacheWrite(conv, 0, "local");
   sch.TransformLayout(conv, 0, BufferIndexType::kWrite,

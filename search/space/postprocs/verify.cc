@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "ir/expr.h"
+#include "ir/substitute.h"
 #include "search/space/postprocs/postprocs.h"
 
 namespace kiln::search {
@@ -45,7 +46,9 @@ class Verify : public Postproc {
   static constexpr int64_t kMaxLocalTileBytes = 256 << 10;
 
   // Each block reading a "local" buffer reads it under the loops it does not share with the
-  // block writing it: their iterations are the tile the buffer is compacted to.
+  // block writing it: the iterations of those that index the buffer are the tile it is
+  // compacted to (a loop that only repeats the reads, as a reduction loop around the update
+  // of an accumulator, does not enlarge it).
   static bool LocalTilesFit(const ScheduleState& state) {
     for (int p = 0; p < static_cast<int>(state.size()); ++p) {
       const ir::BlockNode* producer = state.entry(p).block();
@@ -57,13 +60,33 @@ class Verify : public Postproc {
         for (int q = 0; q < static_cast<int>(state.size()); ++q) {
           const ir::BlockNode* consumer = state.entry(q).block();
           if (consumer == nullptr || q == p) continue;
-          bool reads = false;
-          for (const ir::BufferRegion& r : consumer->reads) reads |= r.buffer.same_as(write.buffer);
-          if (!reads) continue;
+          std::vector<const ir::BufferRegion*> reads;
+          for (const ir::BufferRegion& r : consumer->reads) {
+            if (r.buffer.same_as(write.buffer)) reads.push_back(&r);
+          }
+          if (reads.empty()) continue;
+          // The bindings of the iter vars that index the buffer.
+          std::vector<ir::Expr> indexing;
+          const ir::BlockRealizeNode* realize = state.entry(q).realize();
+          for (size_t v = 0; v < consumer->iter_vars.size(); ++v) {
+            bool used = false;
+            for (const ir::BufferRegion* r : reads) {
+              for (const ir::Range& range : r->region) {
+                used |= ir::UsesVar(range.min, consumer->iter_vars[v].var.get()) ||
+                        ir::UsesVar(range.extent, consumer->iter_vars[v].var.get());
+              }
+            }
+            if (used) indexing.push_back(realize->iter_values[v]);
+          }
           int64_t bytes = std::max(1, write.buffer->dtype.bits() / 8);
           for (int loop : state.LoopsAbove(q)) {
             if (above.count(loop)) continue;
-            auto extent = ir::AsConstInt(state.entry(loop).loop()->extent);
+            const ir::ForNode* node = state.entry(loop).loop();
+            bool indexes = false;
+            for (const ir::Expr& value : indexing)
+              indexes |= ir::UsesVar(value, node->loop_var.get());
+            if (!indexes) continue;
+            auto extent = ir::AsConstInt(node->extent);
             if (!extent) break;
             bytes *= *extent;
             if (bytes > kMaxLocalTileBytes) return false;
