@@ -97,5 +97,18 @@ TEST(PostprocsTest, VerifyRejectsALocalTileTooLargeForTheStack) {
   EXPECT_TRUE(RunPostproc(MakeVerify(), row));
 }
 
+TEST(PostprocsTest, VerifyAcceptsARegisterTileUpdatedUnderALongReduction) {
+  // A row of C (256 B) accumulated in a local tile over k = 4096: the update reads the tile
+  // 4096 times, which does not make it 4096 rows.
+  Schedule sch(testing::MakeMatmul(64, 64, 4096));
+  BlockRV c = sch.GetBlock("C");
+  std::vector<LoopRV> loops = sch.GetLoops(c);
+  sch.Reorder({loops[0], loops[2], loops[1]});
+  BlockRV cache = sch.CacheWrite(c, 0, "local");
+  sch.ReverseComputeAt(cache, loops[0]);
+  sch.DecomposeReduction(c, loops[2]);
+  EXPECT_TRUE(RunPostproc(MakeVerify(), sch));
+}
+
 }  // namespace
 }  // namespace kiln::search

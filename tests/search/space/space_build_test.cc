@@ -3,13 +3,15 @@
 // reference interpreter on the unscheduled workload. Also: the cpu sketch of a GEMM with
 // chosen decisions is the hand-written schedule of bench/traces/matmul_1024.json (packed B
 // panel, register tile in a local cache, parallel column panels), checked structurally
-// and numerically here; bench/bench_space_matmul times the two against each other.
+// and numerically here; bench/bench_space_matmul times the two against each other. Likewise the
+// conv2d sketch with the hand-written conv schedule's decisions (bench_conv_manual times it).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <set>
 
 #include "bench/matmul_manual.h"
+#include "bench/space_conv.h"
 #include "bench/space_matmul.h"
 #include "codegen/c/c_emitter.h"
 #include "codegen/lower.h"
@@ -128,6 +130,33 @@ TEST_F(SpaceBuildTest, TheGemmSketchWithChosenDecisionsIsTheHandWrittenSchedule)
   EXPECT_NE(skeleton.find("block C_init"), std::string::npos) << skeleton;
   EXPECT_NE(skeleton.find("vectorized"), std::string::npos) << skeleton;
   EXPECT_EQ(BuildAndCompare(f, c->scheduled), "") << PrintPrimFunc(c->scheduled);
+}
+
+TEST_F(SpaceBuildTest, TheConvSketchWithChosenDecisionsIsTheHandWrittenSchedule) {
+  // bench/traces/conv2d_56.json's structure at a size the interpreter checks quickly: 7 output
+  // columns x 32 output channels per register tile.
+  bench::Conv2dShape shape;
+  shape.in_channels = 8;
+  shape.height = 10;
+  shape.width = 14;
+  shape.out_channels = 32;
+  PrimFunc f = bench::Conv2dWorkload(shape);
+  std::optional<Candidate> c = bench::HandLikeConvCandidate(f, {7, 32, 16}, 2);
+  ASSERT_TRUE(c.has_value());
+  std::string skeleton = testing::Skeleton(c->scheduled);
+  // The weights packed once at the root (channels innermost), the output accumulated in a
+  // local register tile, vectors along the output channels, parallel over rows.
+  EXPECT_NE(skeleton.find("parallel"), std::string::npos) << skeleton;
+  EXPECT_NE(skeleton.find("block W_global"), std::string::npos) << skeleton;
+  EXPECT_NE(skeleton.find("block Y_local"), std::string::npos) << skeleton;
+  EXPECT_NE(skeleton.find("block conv_init"), std::string::npos) << skeleton;
+  EXPECT_NE(skeleton.find("vectorized"), std::string::npos) << skeleton;
+  EXPECT_NE(c->postprocessed.AsPython().find("lambda i0, i1, i2, i3: (i1, i2, i3, i0)"),
+            std::string::npos);
+  EXPECT_EQ(BuildAndCompare(f, c->scheduled), "") << PrintPrimFunc(c->scheduled);
+  // The hand-written schedule itself, replayed from its trace at this size.
+  PrimFunc hand = ReplayTrace(f, bench::ManualConvTrace(f, {7, 32, 16}));
+  EXPECT_EQ(BuildAndCompare(f, hand), "") << PrintPrimFunc(hand);
 }
 
 // The bundled models' tasks (as `tune tasks` lists them, symbolic dims bound) all give
