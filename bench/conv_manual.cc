@@ -97,11 +97,13 @@ search::Trace ManualConvTrace(const ir::PrimFunc& workload, const ConvTiles& til
   // One output row of one channel tile per parallel job; the register tile (cols x channels)
   // innermost, under the whole reduction.
   sch.Reorder({loops[0], f[0], loops[2], x[0], loops[4], loops[5], loops[6], x[1], f[1]});
-  // The weights, packed once: panels of `channels` output channels, each contiguous per
-  // (input channel, r, s), so the micro-kernel loads its weight vectors from one stream.
+  // The weights, packed once with the output channel innermost (c, r, s, f), so that a
+  // tile's channels are whole vectors; the copy loops in that order to write contiguously.
   BlockRV w_pack = sch.CacheRead(conv, ReadIndex(sch, conv, "W"), "global");
   sch.TransformLayout(w_pack, 0, BufferIndexType::kWrite,
                       IndexMap::Parse("lambda o, i, h, w: (i, h, w, o)"));
+  std::vector<LoopRV> pack_loops = sch.GetLoops(w_pack);
+  sch.Reorder({pack_loops[1], pack_loops[2], pack_loops[3], pack_loops[0]});
   // The accumulator: a local tile, channels innermost so that it is whole vectors.
   BlockRV y_local = sch.CacheWrite(conv, 0, "local");
   sch.TransformLayout(conv, 0, BufferIndexType::kWrite,
@@ -122,8 +124,7 @@ search::Trace ManualConvTrace(const ir::PrimFunc& workload, const ConvTiles& til
   sch.Parallel(sch.Fuse({loops[0], f[0], loops[2]}));
   std::vector<LoopRV> pad_loops = sch.GetLoops(pad);
   sch.Parallel(sch.Fuse({pad_loops[0], pad_loops[1]}));
-  std::vector<LoopRV> pack_loops = sch.GetLoops(w_pack);
-  sch.Parallel(pack_loops[0]);
+  sch.Parallel(pack_loops[1]);
   return sch.trace();
 }
 
