@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <set>
 #include <unordered_map>
 
 #include "ir/structural.h"
@@ -249,14 +251,23 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
   }
   std::string sizes;
   for (size_t size : population_sizes) sizes += (sizes.empty() ? "" : "/") + std::to_string(size);
+  // Diversity of the picks: distinct decisions per decision site, averaged over the sites.
+  std::map<size_t, std::set<std::string>> decisions_at;
+  for (const SearchCandidate& c : out) {
+    for (const auto& [site, decision] : c.trace.decisions())
+      decisions_at[site].insert(decision.dump());
+  }
+  double distinct = 0;
+  for (const auto& [site, values] : decisions_at) distinct += static_cast<double>(values.size());
+  if (!decisions_at.empty()) distinct /= static_cast<double>(decisions_at.size());
   KILN_LOG_DEBUG(
       "evolutionary {} round {}: population {} ({} measured seeds, {} fresh), generations {}; "
       "{} mutations failed, {} duplicate children; pool {} unproposed ({} mutants); picked {} "
-      "fresh, {} mutants, {} random; scores of the ranked top {:.3f}, 8th {:.3f}, last picked "
-      "{:.3f}",
+      "fresh, {} mutants, {} random ({:.1f} distinct decisions per site); scores of the ranked top "
+      "{:.3f}, 8th {:.3f}, last picked {:.3f}",
       context_.task_name, round_, num_seeds + fresh.size(), num_seeds, fresh.size(), sizes,
       gen_failed_, gen_duplicate_, pool.size(), pool_mutants, by_origin[0], by_origin[1],
-      by_origin[2], ranked.empty() ? 0.0 : ranked[0].first,
+      by_origin[2], distinct, ranked.empty() ? 0.0 : ranked[0].first,
       ranked.size() > 7 ? ranked[7].first : 0.0,
       ranked.empty() ? 0.0 : ranked[std::min(ranked.size(), out.size()) - 1].first);
 

@@ -118,6 +118,19 @@ TEST(XgbCostModelTest, RanksTheCandidatesItWasTrainedOn) {
   EXPECT_GE(recall, 0.75);
 }
 
+// The search's first guided round is trained on one round of measurements: 64 candidates
+// must already rank others far better than chance.
+TEST(XgbCostModelTest, RanksOthersAfterOneRoundOfMeasurements) {
+  const Dataset& d = Matmul();
+  XgbCostModel model;
+  model.Update(Context(d), Candidates(d, 0, 64), Times(d, 0, 64));
+  ASSERT_TRUE(model.trained());
+  std::vector<double> scores = model.Predict(Context(d), Candidates(d, 200, 400));
+  double tau = tools::KendallTau(scores, Times(d, 200, 400));
+  std::cout << "matmul after 64 candidates: kendall tau " << tau << " on 200 others\n";
+  EXPECT_GT(tau, 0.25);
+}
+
 TEST(XgbCostModelTest, RandomScoresUntilEnoughSamples) {
   const Dataset& d = Matmul();
   XgbOptions options;
