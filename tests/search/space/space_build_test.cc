@@ -30,6 +30,7 @@
 #include "tests/ir/zoo/zoo.h"
 #include "tests/search/space/space_test_util.h"
 #include "tests/search/test_funcs.h"
+#include "tests/testing/golden.h"
 
 namespace kiln::search {
 namespace {
@@ -154,9 +155,19 @@ TEST_F(SpaceBuildTest, TheConvSketchWithChosenDecisionsIsTheHandWrittenSchedule)
   EXPECT_NE(c->postprocessed.AsPython().find("lambda i0, i1, i2, i3: (i1, i2, i3, i0)"),
             std::string::npos);
   EXPECT_EQ(BuildAndCompare(f, c->scheduled), "") << PrintPrimFunc(c->scheduled);
-  // The hand-written schedule itself, replayed from its trace at this size.
-  PrimFunc hand = ReplayTrace(f, bench::ManualConvTrace(f, {7, 32, 16}));
+  // The hand-written schedule itself, replayed from its committed trace at this size.
+  fs::path committed = fs::path(KILN_SOURCE_DIR) / "bench" / "traces" / "conv2d_56.json";
+  Trace trace = Trace::FromJSON(nlohmann::json::parse(kiln::testing::ReadTextFile(committed)));
+  PrimFunc hand = ReplayTrace(f, trace);
   EXPECT_EQ(BuildAndCompare(f, hand), "") << PrintPrimFunc(hand);
+}
+
+TEST(SpaceConvTest, CommittedConvTraceIsWhatTheBenchScheduleRecords) {
+  // The artifact and the code that wrote it must not drift apart.
+  PrimFunc workload = bench::Conv2dWorkload({});
+  fs::path committed = fs::path(KILN_SOURCE_DIR) / "bench" / "traces" / "conv2d_56.json";
+  EXPECT_EQ(bench::FormatTraceJson(bench::ManualConvTrace(workload)),
+            kiln::testing::ReadTextFile(committed));
 }
 
 // The bundled models' tasks (as `tune tasks` lists them, symbolic dims bound) all give
