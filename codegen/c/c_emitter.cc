@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "codegen/c/c_math.h"
@@ -11,6 +12,10 @@
 #include "codegen/passes/ir_utils.h"
 #include "codegen/passes/plan_storage.h"
 #include "codegen/passes/vectorize_loops.h"
+#include "ir/arith/analyzer.h"
+#include "ir/functor.h"
+#include "ir/structural.h"
+#include "ir/substitute.h"
 #include "support/half.h"
 
 namespace kiln::codegen {
@@ -96,6 +101,41 @@ const char kAllocHelper[] = R"(static inline void* kiln_alloc(size_t align, size
 )";
 
 bool Is16BitFloat(DataType t) { return t.is_float() && t.bits() == 16; }
+
+// Marks a loop the emitter rewrote into a SIMD reduction: its accumulator and operator.
+inline constexpr char kSimdReduction[] = "kiln_simd_reduction";
+
+// Whether every load in an expression reads contiguously along `var` (index stride 1) or not
+// at all along it, and none reads `acc`: the loads a vectorized reduction may use.
+class ContiguousLoads : public IRVisitor {
+ public:
+  ContiguousLoads(const ForNode* loop, const Buffer& acc) : loop_(loop), acc_(acc) {
+    analyzer_.Bind(loop->loop_var, Range{loop->min, loop->extent});
+  }
+  bool ok() const { return ok_; }
+  void VisitExpr_(const BufferLoadNode* op) override {
+    IRVisitor::VisitExpr_(op);
+    const Var& k = loop_->loop_var;
+    if (op->buffer->data.same_as(acc_->data) || op->indices.size() != 1 || !op->dtype.is_scalar()) {
+      ok_ = false;
+      return;
+    }
+    const Expr& index = op->indices[0];
+    if (!UsesVar(index, k.get())) return;
+    Expr next = Substitute(index, {{k.get(), k + MakeConst(k.dtype(), 1)}});
+    try {
+      if (!analyzer_.CanProveEqual(next - index, MakeConst(index.dtype(), 1))) ok_ = false;
+    } catch (const Error&) {
+      ok_ = false;
+    }
+  }
+
+ private:
+  const ForNode* loop_;
+  Buffer acc_;
+  arith::Analyzer analyzer_;
+  bool ok_ = true;
+};
 
 std::string FloatLiteral(double v, bool is_double) {
   if (std::isnan(v)) return is_double ? "((double)NAN)" : "NAN";
@@ -476,6 +516,7 @@ class CEmitter : public CLikeEmitter {
   }
 
   void EmitFor(const ForNode* op) override {
+    if (EmitSimdReduction(op)) return;
     bool opens = op->for_kind == ForKind::kParallel && !in_parallel_;
     if (opens) {
       uses_openmp_ = true;
@@ -487,6 +528,15 @@ class CEmitter : public CLikeEmitter {
   }
 
   void EmitLoopPrefix(const ForNode* op) override {
+    if (auto it = simd_reductions_.find(op); it != simd_reductions_.end()) {
+      // The accumulator is a promoted register: a plain variable the clause can name.
+      std::string acc = PrintExpr(BufferLoad(it->second.acc, {MakeConst(DataType::Int(32), 0)}));
+      if (IsCIdentifier(acc)) {
+        Line() << "#pragma omp simd reduction(" << it->second.op << ":" << acc << ")\n";
+        uses_openmp_ = true;
+      }
+      return;
+    }
     if (op == opening_loop_) {
       // Static: iterations of a scheduled parallel loop cost the same, so equal contiguous
       // chunks per thread, decided once, with no runtime work sharing.
@@ -529,6 +579,85 @@ class CEmitter : public CLikeEmitter {
   }
 
  private:
+  // A serial loop whose body is `acc[i] = acc[i] op f(k)` (op +, max or min; float; i not
+  // depending on k; f's loads contiguous in k) becomes, in a local accumulator that register
+  // promotion keeps in a variable,
+  //   t = acc[i]; #pragma omp simd reduction(op:t) for (k ...) t = t op f(k); acc[i] = t;
+  // Returns false, printing nothing, for any other loop.
+  bool EmitSimdReduction(const ForNode* op) {
+    if (!options_.simd_reductions || op->for_kind != ForKind::kSerial ||
+        op->annotations.count(kSimdReduction) || op->annotations.count(kPragmaIvdep)) {
+      return false;
+    }
+    // The init of an undecomposed reduction, `if (k == min) acc[i] = init`, may come first; it
+    // then seeds the accumulator (the loop must run at least once for that to be the same).
+    const BufferStoreNode* store = op->body.as<BufferStoreNode>();
+    const BufferStoreNode* init = nullptr;
+    if (const auto* seq = op->body.as<SeqStmtNode>(); seq && seq->seq.size() == 2) {
+      const auto* branch = seq->seq[0].as<IfThenElseNode>();
+      const auto* cond = branch ? branch->condition.as<EQNode>() : nullptr;
+      if (cond && !branch->else_case.defined() && cond->a.same_as(op->loop_var) &&
+          StructuralEqual(cond->b, op->min) && ProvablyPositive(op->extent)) {
+        init = branch->then_case.as<BufferStoreNode>();
+        store = seq->seq[1].as<BufferStoreNode>();
+      }
+      if (init == nullptr) return false;
+    }
+    if (store == nullptr || store->indices.size() != 1) return false;
+    if (init != nullptr &&
+        (!init->buffer->data.same_as(store->buffer->data) || init->indices.size() != 1 ||
+         !StructuralEqual(init->indices[0], store->indices[0]) ||
+         UsesVar(init->value, op->loop_var.get()) ||
+         UsesVar(init->value, store->buffer->data.get()))) {
+      return false;
+    }
+    DataType t = store->value.dtype();
+    if (!t.is_scalar() || !t.is_float() || t.bits() < 32 || store->buffer->dtype != t ||
+        UsesVar(store->indices[0], op->loop_var.get())) {
+      return false;
+    }
+    auto is_acc = [&](const Expr& e) {
+      const auto* load = e.as<BufferLoadNode>();
+      return load != nullptr && load->buffer->data.same_as(store->buffer->data) &&
+             load->indices.size() == 1 && StructuralEqual(load->indices[0], store->indices[0]);
+    };
+    const Expr& v = store->value;
+    Expr a, b;
+    std::string clause;
+    if (const auto* add = v.as<AddNode>()) {
+      a = add->a, b = add->b, clause = "+";
+    } else if (const auto* mx = v.as<MaxNode>()) {
+      a = mx->a, b = mx->b, clause = "max";
+    } else if (const auto* mn = v.as<MinNode>()) {
+      a = mn->a, b = mn->b, clause = "min";
+    } else {
+      return false;
+    }
+    if (!is_acc(a)) std::swap(a, b);
+    if (!is_acc(a)) return false;
+    ContiguousLoads loads(op, store->buffer);
+    loads.VisitExpr(b);
+    if (!loads.ok()) return false;
+
+    Buffer acc =
+        DeclBuffer(store->buffer->name + "_acc", t, {MakeConst(DataType::Int(32), 1)}, "local");
+    Expr zero = MakeConst(DataType::Int(32), 0);
+    Expr acc_value = BufferLoad(acc, {zero});
+    Expr folded = clause == "+"     ? Add(acc_value, b)
+                  : clause == "max" ? Max(acc_value, b)
+                                    : Min(acc_value, b);
+    Annotations annotations = op->annotations;
+    annotations[kSimdReduction] = IntImm(DataType::Int(32), 1);
+    Stmt loop = For(op->loop_var, op->min, op->extent, ForKind::kSerial,
+                    BufferStore(acc, folded, {zero}), op->thread_tag, annotations);
+    Stmt body = Allocate(acc, SeqStmt({BufferStore(acc, init ? init->value : a, {zero}), loop,
+                                       BufferStore(store->buffer, acc_value, store->indices)}));
+    simd_reductions_[loop.as<ForNode>()] = {acc, clause};
+    EmitStmt(body);
+    simd_reductions_.erase(loop.as<ForNode>());
+    return true;
+  }
+
   void NeedHelper(const std::string& name, const std::string& definition) {
     if (helper_names_.insert(name).second) helpers_.push_back(definition);
   }
@@ -597,6 +726,11 @@ class CEmitter : public CLikeEmitter {
   const CEmitOptions& options_;
   std::vector<std::string> helpers_;
   std::unordered_set<std::string> helper_names_;
+  struct SimdReduction {
+    Buffer acc;
+    std::string op;  // the OpenMP reduction operator
+  };
+  std::unordered_map<const ForNode*, SimdReduction> simd_reductions_;
   bool uses_openmp_ = false;
   bool in_parallel_ = false;
   const ForNode* opening_loop_ = nullptr;

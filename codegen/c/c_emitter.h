@@ -24,6 +24,12 @@ struct CEmitOptions {
   // target's branch-free inline helpers (codegen/c/c_math.h), which vectorize; false: libm's
   // expf, erff, ..., which GCC calls one element at a time. float64 always uses libm.
   bool inline_math = true;
+  // A serial innermost loop that folds one accumulator with +, max or min over contiguous
+  // loads is printed as `#pragma omp simd reduction(...)` on a scalar accumulator, which lets
+  // GCC reassociate the fold into vector partial results (without it, float addition keeps
+  // its order and runs one element at a time). Sums then differ from the serial order by
+  // rounding, within float tolerance.
+  bool simd_reductions = true;
 };
 
 // The C source for `lowered` (the result of Lower) exported as `symbol`.
