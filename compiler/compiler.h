@@ -5,6 +5,11 @@
 // kernels are built into one shared library (kernel_library.h), the entry function is lowered
 // to the graph (lower_graph.h), and the directory is written with its manifest. A tuned kernel
 // that fails to build falls back to the untuned one, and the report says so.
+//
+// A matmul task (matmul_task.h) may instead take a library call and a generated epilogue
+// kernel (epilogue.h): with LibraryPolicy::kAuto both are timed on this machine
+// (library_choice.h) and the faster kept; kAlways takes the library wherever it applies,
+// kNever never. The choice and both times are in the report and the manifest.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +23,11 @@
 
 namespace kiln::compiler {
 
+enum class LibraryPolicy { kNever, kAuto, kAlways };
+
+// "never", "auto", "always"; nullopt for anything else.
+std::optional<LibraryPolicy> ParseLibraryPolicy(const std::string& text);
+
 struct CompileOptions {
   std::string target = "llvm";
   std::string device_key;                     // the records' device key; empty: this CPU's
@@ -26,16 +36,25 @@ struct CompileOptions {
   std::map<std::string, int64_t> bound_dims;  // recorded in the manifest
   std::string cache_dir;                      // build cache; empty: the default
   int build_jobs = 0;                         // parallel compiles; 0: every core
+  LibraryPolicy library = LibraryPolicy::kAuto;
+  std::string library_function = "dnnl_sgemm";  // the matmul library (runtime/model)
+  int measure_threads = 0;                      // threads when timing variants; 0: every core
 };
 
 struct CompiledTask {
   std::string name;
   std::string workload_hash;
   int64_t weight = 1;
-  std::string kind;                  // "kernel" or "view"
+  std::string kind;                  // "kernel", "library" or "view"
   std::optional<int64_t> record_id;  // the record used; none: untuned
   std::optional<double> latency_s;   // that record's latency
   std::string note;                  // why a record was not used, when one was not
+  // "kernel", "view", "library:dnnl_sgemm" or "library:dnnl_sgemm+epilogue".
+  std::string impl;
+  std::optional<double> kernel_s;   // the kernel as timed at compile time (matmul tasks)
+  std::optional<double> library_s;  // the library variant, likewise
+  bool kernel_tuned = false;        // the kernel timed against it had a tuning record
+  std::string library_note;         // why the library was or was not taken
 };
 
 struct CompileReport {
@@ -45,6 +64,7 @@ struct CompileReport {
   int64_t kernels = 0;
   int64_t views = 0;
   int64_t tuned = 0;
+  int64_t library = 0;  // tasks that take a library call
   uint64_t constant_bytes = 0;
   double seconds = 0;
 };

@@ -214,15 +214,14 @@ class Lowerer {
       return {{id}, false};
     }
     Bound result{{}, tuple_out};
-    runtime::model::Step step;
-    step.kernel = how.kernel;
+    std::vector<int64_t> written;
     for (size_t o = 0; o < outs.size(); ++o) {
       int64_t id = AddValue(outs.size() == 1 ? name : name + "." + std::to_string(o),
                             ValueKind::kKernelOutput, outs[o]);
       runtime::model::StepArg arg;
       arg.value = id;
       args.push_back(arg);
-      step.outputs.push_back(id);
+      written.push_back(id);
       result.ids.push_back(id);
     }
     if (call.args.size() >= 3) {
@@ -235,8 +234,7 @@ class Lowerer {
         args.push_back(arg);
       }
     }
-    step.args = std::move(args);
-    out_.graph.steps.push_back(std::move(step));
+    AppendTaskCall(out_.graph, how, std::move(args), std::move(written), name);
     return result;
   }
 

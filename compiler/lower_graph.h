@@ -1,7 +1,8 @@
 // Lowering the entry Relax function of a fused module (the tuning pipeline's output) to the
 // artifact's graph (runtime/model/graph.h): parameters become inputs, constants are packed
 // into constants.bin at 64-byte aligned offsets, each call_tir becomes a step of its task's
-// kernel or, for a task that only re-views memory, a view of its argument; aliases, tuples and
+// kernel (or library call and epilogue, task_steps.h) or, for a task that only re-views
+// memory, a view of its argument; aliases, tuples and
 // tuple items are resolved at compile time. Anything else (a call of another Relax function,
 // a packed call, match_cast, shape computations at run time) is kiln::Error(kUnsupported)
 // naming the binding.
@@ -10,17 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "compiler/task_steps.h"
 #include "ir/relax/module.h"
 #include "ir/relax/transform/extract_tasks.h"
 #include "runtime/model/graph.h"
 
 namespace kiln::compiler {
-
-// How each task is compiled: a view, or a kernel of the graph (index into `kernels`).
-struct TaskLowering {
-  bool view = false;
-  int64_t kernel = -1;
-};
 
 struct LoweredGraph {
   runtime::model::Graph graph;

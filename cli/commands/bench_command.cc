@@ -3,8 +3,12 @@
 // grown to --min-repeat-ms, the median over repeats) and reports the memory its plan needs:
 // the arena of intermediates after reuse (against the live-bytes lower bound and against no
 // reuse), outputs and weights. Symbolic dims take --dim values, else --default-dim.
+// --profile adds where the time goes: per node of the graph (each kernel or library call, and
+// each view at no cost) its kind, task, median microseconds over --repeat runs timed one step
+// at a time, and its share of their sum; in --json, a "profile" array.
 //
 // Exit codes: 0 measured; 1 the run failed; 2 the artifact or options were unusable.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -30,13 +34,62 @@ struct BenchOptions {
   std::vector<std::string> dims;
   int64_t default_dim = 128;
   uint64_t seed = 1;
+  bool profile = false;
   bool json = false;
 };
+
+struct ProfileRow {
+  std::string node;
+  std::string kind;  // kernel, library or view
+  std::string task;
+  double median_s = 0;
+};
+
+// Per step, the median over `runs` runs; views last at zero.
+std::vector<ProfileRow> ProfileSteps(runtime::model::Executor& executor,
+                                     const std::vector<ir::HostTensor>& inputs, int runs) {
+  const runtime::model::Graph& g = executor.artifact().graph;
+  std::vector<std::vector<double>> samples(g.steps.size());
+  std::vector<double> step_seconds;
+  for (int r = 0; r < runs; ++r) {
+    executor.Run(inputs, &step_seconds);
+    for (size_t s = 0; s < step_seconds.size(); ++s) samples[s].push_back(step_seconds[s]);
+  }
+  std::vector<ProfileRow> rows;
+  for (size_t s = 0; s < g.steps.size(); ++s) {
+    const runtime::model::GraphKernel& k = g.kernels[g.steps[s].kernel];
+    std::string node =
+        std::to_string(s) + " " +
+        (g.steps[s].outputs.empty() ? k.symbol : g.values[g.steps[s].outputs[0]].name);
+    rows.push_back(
+        {node, k.library.empty() ? "kernel" : "library", k.task, runtime::Median(samples[s])});
+  }
+  for (const runtime::model::GraphValue& v : g.values) {
+    if (v.kind == runtime::model::ValueKind::kView) {
+      rows.push_back({"- " + v.name, "view", "view of " + g.values[v.source].name, 0});
+    }
+  }
+  return rows;
+}
 
 std::string Fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
+}
+
+json ProfileJson(const std::vector<ProfileRow>& rows) {
+  double total = 0;
+  for (const ProfileRow& r : rows) total += r.median_s;
+  json out = json::array();
+  for (const ProfileRow& r : rows) {
+    out.push_back({{"node", r.node},
+                   {"kind", r.kind},
+                   {"task", r.task},
+                   {"median_s", r.median_s},
+                   {"share", total > 0 ? r.median_s / total : 0.0}});
+  }
+  return out;
 }
 
 int Run(const BenchOptions& o) {
@@ -71,11 +124,14 @@ int Run(const BenchOptions& o) {
   for (double s : result.seconds_per_run) best = std::min(best, s);
 
   const runtime::model::Manifest& m = executor->artifact().manifest;
-  int64_t tuned = 0, untuned = 0;
+  int64_t tuned = 0, untuned = 0, library = 0;
   for (const auto& t : m.tasks) {
+    library += t.kind == "library" ? 1 : 0;
     if (t.kind != "kernel") continue;
     (t.record_id ? tuned : untuned) += 1;
   }
+  std::vector<ProfileRow> profile;
+  if (o.profile) profile = ProfileSteps(*executor, inputs, o.repeat);
   std::string shape_text;
   for (size_t i = 0; i < shapes.size(); ++i) {
     shape_text += (i ? ", " : "") + infos[i].name + ShapeText(shapes[i]);
@@ -89,7 +145,30 @@ int Run(const BenchOptions& o) {
             << plan.unshared_bytes << "; outputs " << plan.output_bytes << "; weights "
             << plan.constant_bytes << ")\n"
             << "kernels: " << plan.kernel_calls << " calls, " << plan.views << " views; tasks "
-            << tuned << " tuned, " << untuned << " untuned\n";
+            << tuned << " tuned, " << untuned << " untuned, " << library << " library\n";
+  if (o.profile) {
+    double total = 0;
+    size_t node_width = 4, task_width = 4;
+    for (const ProfileRow& r : profile) {
+      total += r.median_s;
+      node_width = std::max(node_width, std::min<size_t>(r.node.size(), 40));
+      task_width = std::max(task_width, std::min<size_t>(r.task.size(), 48));
+    }
+    auto pad = [](std::string text, size_t w) {
+      text = text.substr(0, w);
+      return text + std::string(w - text.size(), ' ');
+    };
+    std::cout << "\nprofile (median of " << o.repeat << " runs, one step at a time):\n"
+              << pad("node", node_width) << "  " << pad("kind", 7) << "  "
+              << pad("task", task_width) << "  " << pad("median us", 11) << "  share\n";
+    for (const ProfileRow& r : profile) {
+      std::cout << pad(r.node, node_width) << "  " << pad(r.kind, 7) << "  "
+                << pad(r.task, task_width) << "  " << pad(Fixed(r.median_s * 1e6, 1), 11) << "  "
+                << Fixed(total > 0 ? 100 * r.median_s / total : 0, 1) << "%\n";
+    }
+    std::cout << pad("total", node_width) << "  " << pad("", 7) << "  " << pad("", task_width)
+              << "  " << Fixed(total * 1e6, 1) << "\n";
+  }
   if (o.json) {
     json input_shapes = json::object();
     for (size_t i = 0; i < shapes.size(); ++i) input_shapes[infos[i].name] = shapes[i];
@@ -109,7 +188,9 @@ int Run(const BenchOptions& o) {
                       {"kernel_calls", plan.kernel_calls},
                       {"views", plan.views},
                       {"tuned_tasks", tuned},
-                      {"untuned_tasks", untuned}}
+                      {"untuned_tasks", untuned},
+                      {"library_tasks", library},
+                      {"profile", ProfileJson(profile)}}
                      .dump()
               << "\n";
   }
@@ -134,6 +215,8 @@ Command RegisterBenchCommand(CLI::App& parent) {
   app->add_option("--default-dim", o->default_dim, "value of the symbolic dims not given")
       ->check(CLI::PositiveNumber);
   app->add_option("--seed", o->seed, "seed of the random inputs");
+  app->add_flag("--profile", o->profile,
+                "time each node of the graph (kernel, library call, view) over --repeat runs");
   app->add_flag("--json", o->json, "print one JSON object on the last line");
   return {app, [o]() { return Run(*o); }};
 }

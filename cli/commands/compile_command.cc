@@ -5,6 +5,9 @@
 // its tasks are the ones `tune run` tuned and their records apply; --symbolic keeps them
 // symbolic instead (one artifact for every size, every kernel untuned). The table says, per
 // task, the record used or that it is untuned; --json adds one object on the last line.
+// --library auto|never|always: whether a matmul task may run as a library call (oneDNN's
+// dnnl_sgemm, or --library-function cblas_sgemm) plus a generated epilogue kernel; with auto
+// both are timed here and the faster kept, and a line per such task says which and the times.
 //
 // Exit codes: 0 compiled; 1 the compiler failed; 2 the input or options were unusable.
 #include <cstdio>
@@ -24,6 +27,7 @@
 #include "ir/relax/transform/pipeline.h"
 #include "ir/substitute.h"
 #include "runtime/measurer.h"
+#include "runtime/model/library_function.h"
 #include "support/error.h"
 
 namespace kiln::cli {
@@ -44,6 +48,9 @@ struct CompileCommandOptions {
   std::string device_key;
   std::string cache_dir;
   int build_jobs = 0;
+  std::string library = "auto";
+  std::string library_function = "dnnl_sgemm";
+  int threads = 0;
   bool json = false;
 };
 
@@ -76,6 +83,20 @@ int Run(const CompileCommandOptions& o) {
   if (device != "cpu") {
     throw InputError{Error(ErrorKind::kUnsupported,
                            "--target " + o.target + ": tune compile builds for the CPU only")};
+  }
+  std::optional<compiler::LibraryPolicy> policy = compiler::ParseLibraryPolicy(o.library);
+  if (!policy) {
+    throw InputError{Error(ErrorKind::kUnsupported,
+                           "--library " + o.library + ": auto, never or always expected")};
+  }
+  if (runtime::model::FindLibraryFunction(o.library_function) == nullptr) {
+    std::string known;
+    for (const std::string& n : runtime::model::LibraryFunctionNames()) {
+      known += (known.empty() ? "" : ", ") + n;
+    }
+    throw InputError{Error(
+        ErrorKind::kUnsupported,
+        "--library-function " + o.library_function + ": not a library function (" + known + ")")};
   }
   std::map<std::string, int64_t> dims;
   ModelInput input;
@@ -134,6 +155,9 @@ int Run(const CompileCommandOptions& o) {
   options.bound_dims = dims;
   options.cache_dir = o.cache_dir;
   options.build_jobs = o.build_jobs;
+  options.library = *policy;
+  options.library_function = o.library_function;
+  options.measure_threads = o.threads;
   compiler::CompileReport report = compiler::CompileModel(prepared, input.entry, o.output, options);
 
   size_t width = 4;
@@ -147,15 +171,32 @@ int Run(const CompileCommandOptions& o) {
   json tasks = json::array();
   for (size_t i = 0; i < report.tasks.size(); ++i) {
     const compiler::CompiledTask& t = report.tasks[i];
-    std::string schedule = t.kind == "view" ? "view"
-                           : t.record_id    ? "record " + std::to_string(*t.record_id)
-                                            : "untuned";
+    std::string schedule = t.kind == "view"      ? "view"
+                           : t.kind == "library" ? "library"
+                           : t.record_id         ? "record " + std::to_string(*t.record_id)
+                                                 : "untuned";
     if (t.kind == "kernel" && !t.record_id) untuned.push_back(t.name);
     std::cout << pad(std::to_string(i), 3) << "  " << pad(t.name.substr(0, 48), width) << "  "
               << pad(t.kind, 6) << "  " << pad(std::to_string(t.weight), 6) << "  "
               << pad(schedule, 14) << "  " << (t.latency_s ? Fixed(*t.latency_s * 1e6, 2) : "-")
               << "\n";
     if (!t.note.empty()) std::cout << "     " << t.note << "\n";
+    if (t.kernel_s && t.library_s) {
+      std::string function = o.library_function;
+      std::string kernel = t.kernel_tuned ? "tuned" : "untuned";
+      std::cout << "     task " << t.name << ": "
+                << (t.kind == "library"
+                        ? "library " + function +
+                              (t.impl.find("+epilogue") != std::string::npos ? " + epilogue kernel"
+                                                                             : "") +
+                              ", " + Fixed(*t.library_s * 1e6, 1) + " us vs " + kernel + " " +
+                              Fixed(*t.kernel_s * 1e6, 1) + " us"
+                        : kernel + " kernel, " + Fixed(*t.kernel_s * 1e6, 1) + " us vs library " +
+                              function + " " + Fixed(*t.library_s * 1e6, 1) + " us")
+                << "\n";
+    } else if (!t.library_note.empty()) {
+      std::cout << "     library: " << t.library_note << "\n";
+    }
     tasks.push_back({{"name", t.name},
                      {"workload_hash", t.workload_hash},
                      {"weight", t.weight},
@@ -163,11 +204,16 @@ int Run(const CompileCommandOptions& o) {
                      {"record", t.record_id ? json(*t.record_id) : json()},
                      {"untuned", t.kind == "kernel" && !t.record_id},
                      {"latency_s", t.latency_s ? json(*t.latency_s) : json()},
+                     {"impl", t.impl},
+                     {"kernel_s", t.kernel_s ? json(*t.kernel_s) : json()},
+                     {"library_s", t.library_s ? json(*t.library_s) : json()},
+                     {"library_note", t.library_note},
                      {"note", t.note}});
   }
-  std::cout << report.kernels << " kernels (" << report.tuned << " tuned), " << report.views
-            << " views, " << report.constant_bytes << " bytes of constants; device "
-            << report.device_key << "; database " << (db_path.empty() ? "none" : db_path) << "\n";
+  std::cout << report.kernels << " kernels (" << report.tuned << " tuned), " << report.library
+            << " library calls, " << report.views << " views, " << report.constant_bytes
+            << " bytes of constants; device " << report.device_key << "; database "
+            << (db_path.empty() ? "none" : db_path) << "\n";
   if (!untuned.empty()) {
     std::string names;
     for (const std::string& n : untuned) names += (names.empty() ? "" : ", ") + n;
@@ -182,6 +228,8 @@ int Run(const CompileCommandOptions& o) {
                       {"bound_dims", dims},
                       {"kernels", report.kernels},
                       {"tuned", report.tuned},
+                      {"library", report.library},
+                      {"library_policy", o.library},
                       {"untuned", untuned.size()},
                       {"views", report.views},
                       {"constant_bytes", report.constant_bytes},
@@ -218,6 +266,15 @@ Command RegisterCompileCommand(CLI::App& parent) {
                   "the device whose records to use (default: this CPU's key)");
   app->add_option("--cache-dir", o->cache_dir, "build cache (default ~/.cache/kiln)");
   app->add_option("--build-jobs", o->build_jobs, "parallel compiles (0: every core)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--library", o->library,
+                  "matmul tasks as a library call plus an epilogue kernel: auto (the faster, "
+                  "timed here), never, always");
+  app->add_option("--library-function", o->library_function,
+                  "the matmul library: dnnl_sgemm (oneDNN) or cblas_sgemm (OpenBLAS)");
+  app->add_option("--threads", o->threads,
+                  "threads when timing a task's kernel against its library variant (0: every "
+                  "core)")
       ->check(CLI::NonNegativeNumber);
   app->add_flag("--json", o->json, "print one JSON object on the last line");
   return {app, [o]() { return ExitTwoOnInputError([&] { return Run(*o); }); }};

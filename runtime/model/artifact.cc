@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "runtime/file_util.h"
+#include "runtime/model/library_function.h"
 #include "support/error.h"
 #include "support/stable_hash.h"
 
@@ -58,7 +59,10 @@ nlohmann::json ManifestToJson(const Manifest& m) {
                      {"kind", t.kind},
                      {"record", t.record_id ? json(*t.record_id) : json("untuned")},
                      {"latency_s", t.latency_s ? json(*t.latency_s) : json()},
-                     {"symbol", t.symbol}});
+                     {"symbol", t.symbol},
+                     {"impl", t.impl},
+                     {"kernel_s", t.kernel_s ? json(*t.kernel_s) : json()},
+                     {"library_s", t.library_s ? json(*t.library_s) : json()}});
   }
   json files = json::object();
   for (const ManifestFile& f : m.files) {
@@ -108,7 +112,9 @@ Manifest ManifestFromJson(const nlohmann::json& j) {
     t.name = String(tasks[i], "name", at);
     t.workload_hash = String(tasks[i], "workload_hash", at);
     t.kind = String(tasks[i], "kind", at);
-    if (t.kind != "kernel" && t.kind != "view") Fail(at + ".kind", "kernel or view expected");
+    if (t.kind != "kernel" && t.kind != "view" && (t.kind != "library" || v < 2)) {
+      Fail(at + ".kind", v < 2 ? "kernel or view expected" : "kernel, library or view expected");
+    }
     const json& record = Field(tasks[i], "record", at);
     if (record.is_number_integer()) {
       t.record_id = record.get<int64_t>();
@@ -122,6 +128,19 @@ Manifest ManifestFromJson(const nlohmann::json& j) {
       Fail(at + ".latency_s", "a number or null expected");
     }
     t.symbol = String(tasks[i], "symbol", at);
+    t.impl = t.kind;
+    if (v >= 2) {
+      t.impl = String(tasks[i], "impl", at);
+      if (t.impl.empty()) Fail(at + ".impl", "empty");
+      for (const char* key : {"kernel_s", "library_s"}) {
+        const json& seconds = Field(tasks[i], key, at);
+        if (seconds.is_number()) {
+          (std::string(key) == "kernel_s" ? t.kernel_s : t.library_s) = seconds.get<double>();
+        } else if (!seconds.is_null()) {
+          Fail(at + "." + key, "a number or null expected");
+        }
+      }
+    }
     m.tasks.push_back(std::move(t));
   }
   const json& files = Field(j, "files", where);
@@ -195,6 +214,24 @@ Artifact ParseArtifact(const std::string& manifest_text, const std::string& grap
     a.graph = GraphFromJson(graph_json, constants.size());
   } catch (const Error& e) {
     throw Error(e.kind(), where + "/" + e.what());
+  }
+  for (size_t k = 0; k < a.graph.kernels.size(); ++k) {
+    const GraphKernel& kernel = a.graph.kernels[k];
+    if (kernel.library.empty()) continue;
+    const LibraryFunction* f = FindLibraryFunction(kernel.library);
+    if (f == nullptr) {
+      std::string known;
+      for (const std::string& name : LibraryFunctionNames())
+        known += (known.empty() ? "" : ", ") + name;
+      throw Error(ErrorKind::kUnsupported,
+                  where + ": the graph calls the library function '" + kernel.library + "' (task " +
+                      kernel.task + "), which this build of Kiln does not provide (" +
+                      "it has: " + known + "): compile the model again with this build");
+    }
+    std::vector<ir::DataType> dtypes;
+    for (const codegen::ArgSlot& slot : kernel.slots) dtypes.push_back(slot.dtype);
+    f->check(kernel.attrs, dtypes,
+             where + "/graph.json: kernels[" + std::to_string(k) + "] (" + kernel.library + ")");
   }
   a.constants = ir::HostTensor(ir::DataType::UInt(8), {static_cast<int64_t>(constants.size())});
   if (!constants.empty()) std::memcpy(a.constants.data(), constants.data(), constants.size());

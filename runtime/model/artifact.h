@@ -3,7 +3,8 @@
 //
 //   manifest.json   format version, Kiln version, target, device key, the bound dims, one entry
 //                   per task (workload hash, the tuning record used or "untuned", its latency,
-//                   kernel or view) and the size and FNV-1a checksum of each file below
+//                   kernel, library or view, how it is implemented and the times the compiler
+//                   measured when it chose) and the size and FNV-1a checksum of each file below
 //   graph.json      the compiled graph (runtime/model/graph.h)
 //   constants.bin   the weights, each at a 64-byte aligned offset
 //   kernels.so      every kernel of the model in one shared library
@@ -11,7 +12,9 @@
 // Loading checks, before anything is run or mapped: the format version (a newer one is refused
 // with the version it has and the one this build reads), the target and device key (a model
 // compiled for another is refused, naming both), then each file's size and checksum (a
-// truncated or corrupted file is a kiln::Error naming it), then the graph's validity.
+// truncated or corrupted file is a kiln::Error naming it), then the graph's validity, then
+// that every library function the graph calls is one this build registers
+// (runtime/model/library_function.h), with valid attributes.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +30,9 @@
 namespace kiln::runtime::model {
 
 // Bump when the layout of the directory or of a file in it changes; pinned by a test.
-inline constexpr int kArtifactFormatVersion = 1;
+// 2: library calls in the graph (kernels[].library), tasks of kind "library", "impl" and the
+// compile-time times per task. Version 1 artifacts still load.
+inline constexpr int kArtifactFormatVersion = 2;
 inline constexpr char kKilnVersion[] = "0.1.0";
 // Exported by kernels.so beside the kernels: sets the OpenMP threads of the kernels (slot 0).
 inline constexpr char kSetThreadsSymbol[] = "kiln_model_set_num_threads";
@@ -40,10 +45,15 @@ inline constexpr char kKernelsFile[] = "kernels.so";
 struct ManifestTask {
   std::string name;
   std::string workload_hash;
-  std::string kind = "kernel";       // "kernel" or "view"
+  std::string kind = "kernel";       // "kernel", "library" or "view"
   std::optional<int64_t> record_id;  // none: untuned (or a view)
   std::optional<double> latency_s;   // the record's median latency
-  std::string symbol;                // the kernel's symbol (empty for a view)
+  std::string symbol;                // the kernel's symbol (the epilogue's for a library task)
+  // How the task runs: "kernel", "view", "library:dnnl_sgemm" or
+  // "library:dnnl_sgemm+epilogue" (a library call, then a generated kernel for the rest).
+  std::string impl = "kernel";
+  std::optional<double> kernel_s = {};   // the kernel as measured by the compiler when choosing
+  std::optional<double> library_s = {};  // the library variant, likewise
 };
 
 struct ManifestFile {

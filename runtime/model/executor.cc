@@ -2,6 +2,7 @@
 #include "runtime/model/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -82,8 +83,19 @@ Executor::Executor(Artifact artifact, ExecutorOptions options)
       // crash the process (see CpuModule::Load).
       module_(
           CpuModule::Load(MappableLibrary(artifact_, options.cache_dir), /*keep_loaded=*/true)) {
-  for (const GraphKernel& k : artifact_.graph.kernels)
-    kernels_.push_back(module_.GetKernel(k.symbol));
+  for (const GraphKernel& k : artifact_.graph.kernels) {
+    if (k.library.empty()) {
+      kernels_.push_back(module_.GetKernel(k.symbol));
+      libraries_.push_back(nullptr);
+      continue;
+    }
+    const LibraryFunction* f = FindLibraryFunction(k.library);
+    KILN_CHECK(f != nullptr, ErrorKind::kUnsupported,
+               "task " + k.task + " calls the library function '" + k.library +
+                   "', which this build of Kiln does not provide");
+    kernels_.push_back(nullptr);
+    libraries_.push_back(f);
+  }
   set_threads_ = module_.GetKernel(kSetThreadsSymbol);
   SetThreads();
 }
@@ -206,8 +218,18 @@ Executor::ConcretePlan& Executor::GetPlan(const std::vector<std::vector<int64_t>
     if (!counted[id]) plan->stats.output_bytes += plan->nbytes[id];
     counted[id] = true;
   }
-  for (const Step& step : g.steps) {
+  for (size_t s = 0; s < g.steps.size(); ++s) {
+    const Step& step = g.steps[s];
     const GraphKernel& kernel = g.kernels[step.kernel];
+    if (libraries_[step.kernel] != nullptr) {
+      std::vector<std::vector<int64_t>> shapes;
+      for (const codegen::ArgSlot& slot : kernel.slots) {
+        shapes.push_back(plan->shapes[step.args[slot.param_index].value]);
+      }
+      libraries_[step.kernel]->check_shapes(
+          kernel.attrs, shapes,
+          kernel.library + " (task " + kernel.task + ", step " + std::to_string(s) + ")");
+    }
     std::vector<codegen::PackedValue> args(kernel.slots.size());
     for (size_t k = 0; k < kernel.slots.size(); ++k) {
       const codegen::ArgSlot& slot = kernel.slots[k];
@@ -231,6 +253,11 @@ PlanStats Executor::Plan(const std::vector<std::vector<int64_t>>& input_shapes) 
 }
 
 std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inputs) {
+  return Run(inputs, nullptr);
+}
+
+std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inputs,
+                                          std::vector<double>* step_seconds) {
   const Graph& g = artifact_.graph;
   KILN_CHECK(inputs.size() == g.inputs.size(), ErrorKind::kRuntime,
              "the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
@@ -273,6 +300,8 @@ std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inp
         break;
     }
   }
+  if (step_seconds != nullptr) step_seconds->assign(g.steps.size(), 0.0);
+  std::vector<LibraryTensor> library_args;
   for (size_t s = 0; s < g.steps.size(); ++s) {
     const Step& step = g.steps[s];
     const GraphKernel& kernel = g.kernels[step.kernel];
@@ -282,10 +311,31 @@ std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inp
         args[k].ptr = data[step.args[kernel.slots[k].param_index].value];
       }
     }
-    int32_t status = kernels_[step.kernel](args.data(), static_cast<int32_t>(args.size()));
-    KILN_CHECK(status == 0, ErrorKind::kRuntime,
-               "kernel " + kernel.symbol + " (task " + kernel.task + ", step " + std::to_string(s) +
-                   ") failed with status " + std::to_string(status));
+    auto start =
+        step_seconds ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    if (const LibraryFunction* f = libraries_[step.kernel]) {
+      library_args.clear();
+      for (size_t k = 0; k < kernel.slots.size(); ++k) {
+        int64_t id = step.args[kernel.slots[k].param_index].value;
+        library_args.push_back({args[k].ptr, g.values[id].dtype, plan.shapes[id]});
+      }
+      try {
+        f->run(kernel.attrs, library_args, threads_);
+      } catch (const Error& e) {
+        throw Error(ErrorKind::kRuntime, "library function " + kernel.library + " (task " +
+                                             kernel.task + ", step " + std::to_string(s) +
+                                             "): " + e.what());
+      }
+    } else {
+      int32_t status = kernels_[step.kernel](args.data(), static_cast<int32_t>(args.size()));
+      KILN_CHECK(status == 0, ErrorKind::kRuntime,
+                 "kernel " + kernel.symbol + " (task " + kernel.task + ", step " +
+                     std::to_string(s) + ") failed with status " + std::to_string(status));
+    }
+    if (step_seconds != nullptr) {
+      (*step_seconds)[s] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
   }
   std::vector<ir::HostTensor> outputs;
   for (int64_t id : g.outputs) {

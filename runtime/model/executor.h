@@ -5,7 +5,9 @@
 // lifetimes (runtime/model/memory_plan.h), views resolved to their source's memory, the kernel
 // arguments laid out. A run then only fills in the inputs' and outputs' pointers and calls the
 // kernels in order; they run their parallel loops on the OpenMP pool of the kernels library,
-// whose size is set once (ExecutorOptions::threads).
+// whose size is set once (ExecutorOptions::threads). A kernel that names a library function
+// (runtime/model/library_function.h) is a call of that function on the same threads (oneDNN
+// shares the kernels' OpenMP runtime); its product is one more value of the memory plan.
 //
 // One executor runs one model at a time: Run is not reentrant (the arena is shared by runs).
 #pragma once
@@ -19,6 +21,7 @@
 #include "ir/host_tensor.h"
 #include "runtime/cpu_module.h"
 #include "runtime/model/artifact.h"
+#include "runtime/model/library_function.h"
 
 namespace kiln::runtime::model {
 
@@ -61,6 +64,10 @@ class Executor {
   // dtype, rank, a dim that disagrees with another binding of the same symbolic dim), or
   // naming the kernel when one fails.
   std::vector<ir::HostTensor> Run(const std::vector<ir::HostTensor>& inputs);
+  // Run, and the seconds each step took (one entry per graph step, in order) in
+  // `step_seconds`: what `tune bench --profile` reports.
+  std::vector<ir::HostTensor> Run(const std::vector<ir::HostTensor>& inputs,
+                                  std::vector<double>* step_seconds);
 
   // The plan for these input shapes (made and cached if new).
   PlanStats Plan(const std::vector<std::vector<int64_t>>& input_shapes);
@@ -77,7 +84,8 @@ class Executor {
   Artifact artifact_;
   int threads_ = 1;
   CpuModule module_;
-  std::vector<KernelFunction> kernels_;
+  std::vector<KernelFunction> kernels_;            // null for a library call
+  std::vector<const LibraryFunction*> libraries_;  // null for a generated kernel
   KernelFunction set_threads_ = nullptr;
   std::map<std::vector<std::vector<int64_t>>, std::unique_ptr<ConcretePlan>> plans_;
 };

@@ -248,7 +248,9 @@ nlohmann::json GraphToJson(const Graph& graph) {
                        {"param", s.param_index},
                        {"dim", s.dim}});
     }
-    kernels.push_back({{"symbol", k.symbol}, {"task", k.task}, {"slots", slots}});
+    json kernel = {{"symbol", k.symbol}, {"task", k.task}, {"slots", slots}};
+    if (!k.library.empty()) kernel["library"] = {{"name", k.library}, {"attrs", k.attrs}};
+    kernels.push_back(std::move(kernel));
   }
   json steps = json::array();
   for (const Step& s : graph.steps) {
@@ -384,6 +386,25 @@ Graph GraphFromJson(const nlohmann::json& root, uint64_t constants_bytes) {
       slot.param_index = static_cast<int>(param);
       slot.dim = static_cast<int>(dim);
       kernel.slots.push_back(slot);
+    }
+    if (kernels[k].contains("library")) {
+      const json& library = kernels[k]["library"];
+      std::string at = where + ".library";
+      kernel.library = String(Field(library, "name", at), at + ".name");
+      if (kernel.library.empty()) Fail(at + ".name", "empty");
+      const json& attrs = Field(library, "attrs", at);
+      if (!attrs.is_object()) Fail(at + ".attrs", "an object expected");
+      for (const auto& [key, value] : attrs.items()) {
+        kernel.attrs[key] = Int(value, at + ".attrs." + key);
+      }
+      for (size_t s = 0; s < kernel.slots.size(); ++s) {
+        if (kernel.slots[s].kind != codegen::SlotKind::kBufferData ||
+            kernel.slots[s].param_index != static_cast<int>(s)) {
+          Fail(where + ".slots[" + std::to_string(s) + "]",
+               "a library call takes its tensors in parameter order (buffer " + std::to_string(s) +
+                   " expected)");
+        }
+      }
     }
     g.kernels.push_back(std::move(kernel));
   }

@@ -1,8 +1,10 @@
 // The compiled graph of a model artifact: the Relax entry function after fusion, lowered to
 // what the executor needs and nothing more. Values are the function's inputs, its constants,
 // the outputs of kernel calls and views (a reshape-like re-view of another value's memory);
-// steps are the kernel calls in program order. Dims are integer expressions over the model's
-// symbolic dims (DimExpr), evaluated once the inputs' shapes bind them.
+// steps are the kernel calls in program order; a kernel is either generated (in kernels.so) or
+// a library function called by name (a packed call, as Relax's call_dps_packed). Dims are integer
+// expressions over the model's symbolic dims (DimExpr), evaluated once the inputs' shapes bind
+// them.
 //
 // The JSON form is what the artifact stores (graph.json). Parsing validates everything an
 // executor relies on (indices in range, values defined before use, each kernel output written
@@ -60,9 +62,13 @@ struct ConstantRef {
 };
 
 struct GraphKernel {
-  std::string symbol;  // exported by the kernels library
+  std::string symbol;  // exported by the kernels library; for a library call, its name
   std::string task;    // the task it compiles (its name in the manifest)
   std::vector<codegen::ArgSlot> slots;
+  // A library function (runtime/model/library_function.h) called instead of a kernel of the
+  // library, with these attributes; its slots are all buffers. Empty: a generated kernel.
+  std::string library = {};
+  std::map<std::string, int64_t> attrs = {};
 };
 
 // One PrimFunc parameter of a call: a buffer (a value) or an integer scalar.

@@ -1,6 +1,8 @@
 // The compiler end to end on the example models: artifacts whose outputs match the reference
-// executor on random inputs and the models' committed test data, views for reshapes, one
-// artifact for every size when dims stay symbolic, and what an unsupported graph gives.
+// executor on random inputs and the models' committed test data, with matmul tasks as kernels,
+// as library calls wherever they apply (--library always) and as the timing chooses (auto);
+// views for reshapes, one artifact for every size when dims stay symbolic, and what an
+// unsupported graph gives.
 #include "compiler/compiler.h"
 
 #include <gtest/gtest.h>
@@ -17,10 +19,14 @@ class CompilerTest : public testing::CompilerTestBase {
   // Compiles the example model with its inputs' dims bound to the committed test data's,
   // then checks test_data_set_0 and random inputs.
   CompileReport CheckExample(const std::string& name, const std::map<std::string, int64_t>& dims,
-                             double rtol, double atol) {
+                             double rtol, double atol,
+                             LibraryPolicy library = LibraryPolicy::kNever) {
     ir::relax::IRModule module = testing::PreparedModel(name, dims);
-    CompileReport report = Compile(module, name);
+    CompileReport report = Compile(module, name, nullptr, "cpu-test", library);
     EXPECT_EQ(report.tuned, 0);
+    if (library == LibraryPolicy::kNever) {
+      EXPECT_EQ(report.library, 0);
+    }
     runtime::model::Executor executor = Load(name);
     std::string data =
         std::string(KILN_SOURCE_DIR) + "/examples/models/" + name + "/test_data_set_0/";
@@ -36,12 +42,29 @@ class CompilerTest : public testing::CompilerTestBase {
   }
 };
 
+// Every matmul task of the model took the library (`always`), and each was timed both ways.
+void ExpectAllMatmulsTookTheLibrary(const CompileReport& report, int64_t expected) {
+  EXPECT_EQ(report.library, expected);
+  for (const CompiledTask& t : report.tasks) {
+    if (t.kind != "library") continue;
+    EXPECT_EQ(t.impl.rfind("library:dnnl_sgemm", 0), 0u) << t.name;
+    EXPECT_TRUE(t.kernel_s.has_value() && t.library_s.has_value()) << t.name;
+  }
+}
+
 TEST_F(CompilerTest, MlpMatchesItsTestDataAndTheReference) {
   CheckExample("mlp", {{"batch", 4}}, 1e-4, 1e-5);
+  ExpectAllMatmulsTookTheLibrary(
+      CheckExample("mlp", {{"batch", 4}}, 1e-4, 1e-5, LibraryPolicy::kAlways), 3);
+  CheckExample("mlp", {{"batch", 4}}, 1e-4, 1e-5, LibraryPolicy::kAuto);
 }
 
 TEST_F(CompilerTest, TransformerBlockMatchesItsTestDataAndTheReference) {
   CheckExample("transformer_block", {{"seq_len", 8}}, 1e-3, 1e-4);
+  // Six matmul tasks: the three dense layers' kinds, both attention matmuls, the output dense.
+  ExpectAllMatmulsTookTheLibrary(
+      CheckExample("transformer_block", {{"seq_len", 8}}, 1e-3, 1e-4, LibraryPolicy::kAlways), 6);
+  CheckExample("transformer_block", {{"seq_len", 8}}, 1e-3, 1e-4, LibraryPolicy::kAuto);
 }
 
 TEST_F(CompilerTest, CnnMatchesItsTestDataAndTheReference) {
@@ -51,6 +74,39 @@ TEST_F(CompilerTest, CnnMatchesItsTestDataAndTheReference) {
   for (const CompiledTask& t : report.tasks) views += t.kind == "view";
   EXPECT_EQ(views, 1);
   EXPECT_EQ(report.views, 1);
+  // The classifier is the one matmul task (convolutions are not).
+  ExpectAllMatmulsTookTheLibrary(CheckExample("cnn", {}, 1e-3, 1e-4, LibraryPolicy::kAlways), 1);
+  CheckExample("cnn", {}, 1e-3, 1e-4, LibraryPolicy::kAuto);
+}
+
+TEST_F(CompilerTest, LibraryCallsWithSymbolicDimsRunEverySize) {
+  // Not timed (no static shapes), so `auto` keeps the kernels and `always` takes the library.
+  ir::relax::IRModule module = testing::PreparedModel("mlp", {});
+  EXPECT_EQ(Compile(module, "mlp_auto", nullptr, "cpu-test", LibraryPolicy::kAuto).library, 0);
+  CompileReport report = Compile(module, "mlp_lib", nullptr, "cpu-test", LibraryPolicy::kAlways);
+  EXPECT_EQ(report.library, 3);
+  for (const CompiledTask& t : report.tasks) EXPECT_FALSE(t.kernel_s.has_value()) << t.name;
+  runtime::model::Executor executor = Load("mlp_lib");
+  for (int64_t batch : {1, 5, 3}) ExpectMatchesReference(executor, module, {{batch, 64}}, batch);
+  // The products are intermediates of the plan.
+  EXPECT_GT(executor.Plan({{5, 64}}).arena_bytes, 0u);
+}
+
+TEST_F(CompilerTest, TheManifestNamesTheLibraryAndBothTimes) {
+  ir::relax::IRModule module = testing::PreparedModel("mlp", {{"batch", 4}});
+  Compile(module, "mlp", nullptr, "cpu-test", LibraryPolicy::kAlways);
+  runtime::model::Artifact a = runtime::model::LoadArtifact((dir_ / "mlp.kiln").string());
+  ASSERT_EQ(a.manifest.tasks.size(), 3u);
+  for (const runtime::model::ManifestTask& t : a.manifest.tasks) {
+    EXPECT_EQ(t.kind, "library");
+    // Linear + relu has an epilogue; so has the last linear (its bias).
+    EXPECT_EQ(t.impl, "library:dnnl_sgemm+epilogue");
+    EXPECT_TRUE(t.kernel_s.has_value() && t.library_s.has_value());
+    EXPECT_NE(t.symbol, "");
+  }
+  int library_calls = 0;
+  for (const runtime::model::GraphKernel& k : a.graph.kernels) library_calls += !k.library.empty();
+  EXPECT_EQ(library_calls, 3);
 }
 
 TEST_F(CompilerTest, SymbolicDimsMakeOneArtifactForEverySize) {

@@ -48,8 +48,10 @@ class CompilerTestBase : public ::testing::Test {
   // Compiles into DIR/NAME.kiln with the test's build cache and the given device key.
   CompileReport Compile(const ir::relax::IRModule& module, const std::string& name,
                         database::Database* db = nullptr,
-                        const std::string& device_key = "cpu-test") {
+                        const std::string& device_key = "cpu-test",
+                        LibraryPolicy library = LibraryPolicy::kNever) {
     CompileOptions options;
+    options.library = library;
     options.db = db;
     options.device_key = device_key;
     options.model = name;

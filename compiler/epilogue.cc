@@ -1,0 +1,96 @@
+// Removing the nest, then inline / fuse / parallel / vectorize through the schedule API.
+#include "compiler/epilogue.h"
+
+#include <memory>
+
+#include "search/schedule/schedule.h"
+#include "search/space/block_info.h"
+#include "support/error.h"
+
+namespace kiln::compiler {
+
+ir::PrimFunc MakeEpilogue(const ir::PrimFunc& func, const MatmulTask& matmul) {
+  KILN_CHECK(matmul.output_param < 0, ErrorKind::kInternal,
+             "epilogue of " + func->name + ": the matmul is the whole task");
+  const auto* realize = func->body.as<ir::BlockRealizeNode>();
+  KILN_CHECK(realize != nullptr, ErrorKind::kInternal, "epilogue: no root block");
+  const ir::BlockNode* root = realize->block_node();
+  std::vector<ir::Stmt> nests;
+  if (const auto* seq = root->body.as<ir::SeqStmtNode>()) {
+    nests = seq->seq;
+  } else {
+    nests = {root->body};
+  }
+  KILN_CHECK(matmul.nest_index < nests.size() && nests.size() >= 2, ErrorKind::kInternal,
+             "epilogue of " + func->name + ": no statement after the matmul");
+  nests.erase(nests.begin() + static_cast<std::ptrdiff_t>(matmul.nest_index));
+  auto block = std::make_shared<ir::BlockNode>(*root);
+  block->body = ir::SeqStmt(std::move(nests));
+  block->alloc_buffers.clear();
+  for (const ir::Buffer& b : root->alloc_buffers) {
+    if (!b.same_as(matmul.product)) block->alloc_buffers.push_back(b);
+  }
+  auto new_realize = std::make_shared<ir::BlockRealizeNode>(*realize);
+  new_realize->block = ir::Block(block);
+  std::vector<ir::Var> params = func->params;
+  std::vector<std::pair<ir::Var, ir::Buffer>> buffer_map = func->buffer_map;
+  ir::Var product(matmul.product->name, ir::DataType::Handle());
+  params.push_back(product);
+  buffer_map.emplace_back(product, matmul.product);
+  return ir::MakePrimFunc(func->name + "_epilogue", std::move(params), std::move(buffer_map),
+                          ir::Stmt(new_realize), func->attrs);
+}
+
+ir::PrimFunc ScheduleEpilogue(const ir::PrimFunc& func) {
+  search::Schedule s(func);
+  for (const std::string& name : search::BlocksInPostOrder(s.state())) {
+    int index = s.state().FindBlock(name);
+    if (index < 0 || search::IsRootBlock(s.state(), index) ||
+        search::IsOutputBlock(s.state(), index)) {
+      continue;
+    }
+    try {
+      search::BlockRV b = s.GetBlock(name);
+      const ir::BlockNode* node = s.Get(b);
+      if (!search::IsSpatialBlock(node)) continue;
+      if (search::CallsExpensiveIntrinsic(node) && s.GetConsumers(b).size() > 1) continue;
+      s.ComputeInline(b);
+    } catch (const Error&) {
+      // Stays a block of its own.
+    }
+  }
+  for (const std::string& name : search::BlocksInPostOrder(s.state())) {
+    int index = s.state().FindBlock(name);
+    if (index < 0 || search::IsRootBlock(s.state(), index)) continue;
+    try {
+      search::BlockRV b = s.GetBlock(name);
+      std::vector<search::LoopRV> loops = s.GetLoops(b);
+      if (loops.empty()) continue;
+      if (!search::IsSpatialBlock(s.Get(b))) {
+        s.Parallel(loops[0]);
+        continue;
+      }
+      search::LoopRV fused = loops.size() == 1 ? loops[0] : s.Fuse(loops);
+      std::optional<int64_t> extent = ir::AsConstInt(s.Get(fused)->extent);
+      int64_t vector = 0;
+      for (int64_t v : {16, 8, 4}) {
+        if (extent && *extent % v == 0 && *extent >= 2 * v) {
+          vector = v;
+          break;
+        }
+      }
+      if (vector == 0) {
+        s.Parallel(fused);
+        continue;
+      }
+      std::vector<search::LoopRV> parts = s.Split(fused, {std::nullopt, vector});
+      s.Parallel(parts[0]);
+      s.Vectorize(parts[1]);
+    } catch (const Error&) {
+      // Left as it is: still a correct kernel.
+    }
+  }
+  return s.func();
+}
+
+}  // namespace kiln::compiler

@@ -1,0 +1,162 @@
+// One-task graphs for the executor, random inputs, interleaved timing, an output comparison.
+#include "compiler/library_choice.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "runtime/model/artifact.h"
+#include "runtime/model/executor.h"
+#include "runtime/timing.h"
+#include "support/error.h"
+
+namespace kiln::compiler {
+namespace {
+
+using runtime::model::DimExpr;
+using runtime::model::GraphValue;
+using runtime::model::ValueKind;
+
+// A variant this many times slower in one run is not timed further.
+constexpr double kClearRatio = 4;
+
+// The graph of one call of the task lowered as `how`; nullopt when a shape is not static.
+std::optional<runtime::model::Graph> TaskGraph(const ir::relax::transform::ExtractedTask& task,
+                                               const std::vector<int>& outputs,
+                                               const TaskLowering& how,
+                                               const std::vector<runtime::model::GraphKernel>& k) {
+  runtime::model::Graph g;
+  g.kernels = k;
+  std::vector<runtime::model::StepArg> args;
+  std::vector<int64_t> written;
+  for (size_t p = 0; p < task.params.size(); ++p) {
+    const auto& param = task.params[p];
+    if (!param.is_buffer) return std::nullopt;
+    GraphValue v;
+    v.name = "p" + std::to_string(p);
+    v.dtype = param.dtype;
+    for (const auto& d : param.shape) {
+      std::optional<int64_t> c = ir::AsConstInt(d);
+      if (!c) return std::nullopt;
+      v.shape.push_back(DimExpr::Const(*c));
+    }
+    bool out = std::find(outputs.begin(), outputs.end(), static_cast<int>(p)) != outputs.end();
+    v.kind = out ? ValueKind::kKernelOutput : ValueKind::kInput;
+    int64_t id = static_cast<int64_t>(g.values.size());
+    if (out) {
+      written.push_back(id);
+      g.outputs.push_back(id);
+    } else {
+      v.input_index = static_cast<int64_t>(g.inputs.size());
+      g.inputs.push_back(id);
+    }
+    g.values.push_back(std::move(v));
+    runtime::model::StepArg arg;
+    arg.value = id;
+    args.push_back(arg);
+  }
+  g.tuple_output = g.outputs.size() > 1;
+  AppendTaskCall(g, how, std::move(args), std::move(written), "task");
+  return g;
+}
+
+std::unique_ptr<runtime::model::Executor> MakeExecutor(runtime::model::Graph graph,
+                                                       const std::string& library_path,
+                                                       int threads) {
+  runtime::model::Artifact a;
+  a.dir = library_path;
+  a.graph = std::move(graph);
+  a.library_path = library_path;
+  a.constants = ir::HostTensor(ir::DataType::UInt(8), {0});
+  runtime::model::ExecutorOptions options;
+  options.threads = threads;
+  return std::make_unique<runtime::model::Executor>(std::move(a), options);
+}
+
+}  // namespace
+
+VariantTiming TimeTaskVariants(const ir::relax::transform::ExtractedTask& task,
+                               const std::vector<int>& outputs, const TaskLowering& kernel,
+                               const TaskLowering& library,
+                               const std::vector<runtime::model::GraphKernel>& kernels,
+                               const std::string& library_path,
+                               const VariantTimingOptions& options) {
+  VariantTiming t;
+  std::optional<runtime::model::Graph> gk = TaskGraph(task, outputs, kernel, kernels);
+  std::optional<runtime::model::Graph> gl = TaskGraph(task, outputs, library, kernels);
+  if (!gk || !gl) {
+    t.note = "not timed: the task's shapes are not static";
+    return t;
+  }
+  std::unique_ptr<runtime::model::Executor> ek = MakeExecutor(*gk, library_path, options.threads);
+  std::unique_ptr<runtime::model::Executor> el = MakeExecutor(*gl, library_path, options.threads);
+  std::vector<ir::HostTensor> inputs;
+  for (size_t i = 0; i < gk->inputs.size(); ++i) {
+    const GraphValue& v = gk->values[gk->inputs[i]];
+    std::vector<int64_t> shape;
+    for (const DimExpr& d : v.shape) shape.push_back(d.value);
+    inputs.push_back(ir::HostTensor::Random(v.dtype, shape, options.seed + i));
+  }
+  try {
+    std::vector<ir::HostTensor> a = ek->Run(inputs);
+    std::vector<ir::HostTensor> b = el->Run(inputs);
+    for (size_t o = 0; o < a.size(); ++o) {
+      double scale = 0, error = 0;
+      for (int64_t i = 0; i < a[o].numel(); ++i) {
+        double x = a[o].GetDouble(i), y = b[o].GetDouble(i);
+        if (std::isnan(x) && std::isnan(y)) continue;
+        scale = std::max(scale, std::fabs(x));
+        error = std::max(error, std::isnan(x) || std::isnan(y) ? INFINITY : std::fabs(x - y));
+      }
+      t.max_error = std::max(t.max_error, error);
+      if (!(error <= 1e-3 * (1 + scale))) t.agree = false;
+    }
+    // One timed run each first: an untuned kernel can be a hundred times slower than the
+    // library, and timing it in full would cost seconds for nothing.
+    auto once = [&](runtime::model::Executor& e) {
+      auto begin = std::chrono::steady_clock::now();
+      e.Run(inputs);
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    };
+    double best_k = once(*ek), best_l = once(*el);
+    if (std::max(best_k, best_l) < kClearRatio * std::min(best_k, best_l)) {
+      runtime::TimingConfig timing;
+      timing.number = 1;
+      timing.repeat = options.repeat;
+      timing.warmup = 1;
+      timing.min_repeat_ms = options.min_repeat_ms;
+      best_k = best_l = INFINITY;
+      for (int round = 0; round < 2; ++round) {
+        best_k = std::min(best_k,
+                          runtime::TimeFunction([&] { ek->Run(inputs); }, timing).median_seconds);
+        best_l = std::min(best_l,
+                          runtime::TimeFunction([&] { el->Run(inputs); }, timing).median_seconds);
+      }
+    }
+    t.kernel_s = best_k;
+    t.library_s = best_l;
+    t.measured = true;
+  } catch (const Error& e) {
+    t.agree = false;
+    t.note = std::string("a variant failed to run: ") + e.what();
+  }
+  if (t.measured && !t.agree) {
+    t.note = "the library variant disagrees with the kernel (max error " +
+             std::to_string(t.max_error) + ")";
+  }
+  return t;
+}
+
+std::vector<ir::HostTensor> RunTaskVariant(const ir::relax::transform::ExtractedTask& task,
+                                           const std::vector<int>& outputs, const TaskLowering& how,
+                                           const std::vector<runtime::model::GraphKernel>& kernels,
+                                           const std::string& library_path,
+                                           const std::vector<ir::HostTensor>& inputs, int threads) {
+  std::optional<runtime::model::Graph> g = TaskGraph(task, outputs, how, kernels);
+  KILN_CHECK(g.has_value(), ErrorKind::kUnsupported,
+             "task " + task.name + ": its shapes are not static");
+  return MakeExecutor(*g, library_path, threads)->Run(inputs);
+}
+
+}  // namespace kiln::compiler
