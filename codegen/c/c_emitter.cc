@@ -532,7 +532,8 @@ class CEmitter : public CLikeEmitter {
       // The accumulator is a promoted register: a plain variable the clause can name.
       std::string acc = PrintExpr(BufferLoad(it->second.acc, {MakeConst(DataType::Int(32), 0)}));
       if (IsCIdentifier(acc)) {
-        Line() << "#pragma omp simd reduction(" << it->second.op << ":" << acc << ")\n";
+        Line() << "#pragma omp simd reduction(" << ReductionIdentifier(it->second) << ":" << acc
+               << ")\n";
         uses_openmp_ = true;
       }
       return;
@@ -658,6 +659,28 @@ class CEmitter : public CLikeEmitter {
     return true;
   }
 
+  struct SimdReduction {
+    Buffer acc;
+    std::string op;  // the OpenMP reduction operator
+  };
+
+  // The OpenMP reduction identifier of `r`: + itself; for max and min, a reduction declared on
+  // the kiln_max / kiln_min helper, so that partial results combine as the loop body does
+  // (NaN propagates, as in the interpreter; OpenMP's own max would drop it).
+  std::string ReductionIdentifier(const SimdReduction& r) {
+    if (r.op == "+") return r.op;
+    bool is_min = r.op == "min";
+    DataType t = r.acc->dtype;
+    std::string fn = PrintMinMax(is_min, t, "a", "b");  // declares the helper
+    fn = fn.substr(0, fn.find('('));
+    std::string id = std::string(is_min ? "kiln_rmin_" : "kiln_rmax_") + t.ToString();
+    std::string identity = PrintFloatImm(t, is_min ? std::numeric_limits<double>::infinity()
+                                                   : -std::numeric_limits<double>::infinity());
+    NeedHelper(id, "#pragma omp declare reduction(" + id + " : " + TypeName(t) + " : omp_out = " +
+                       fn + "(omp_out, omp_in)) initializer(omp_priv = " + identity + ")\n");
+    return id;
+  }
+
   void NeedHelper(const std::string& name, const std::string& definition) {
     if (helper_names_.insert(name).second) helpers_.push_back(definition);
   }
@@ -726,10 +749,6 @@ class CEmitter : public CLikeEmitter {
   const CEmitOptions& options_;
   std::vector<std::string> helpers_;
   std::unordered_set<std::string> helper_names_;
-  struct SimdReduction {
-    Buffer acc;
-    std::string op;  // the OpenMP reduction operator
-  };
   std::unordered_map<const ForNode*, SimdReduction> simd_reductions_;
   bool uses_openmp_ = false;
   bool in_parallel_ = false;
