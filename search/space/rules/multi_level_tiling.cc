@@ -250,10 +250,12 @@ class MultiLevelTiling : public ScheduleRule {
         sch.TransformLayout(cache, 0, BufferIndexType::kWrite, MoveInnermost(ndim, axis->read_dim));
         // The copy's loops in the new layout's order, so that it writes contiguously.
         std::vector<LoopRV> copy_loops = sch.GetLoops(cache);
-        LoopRV moved = copy_loops[axis->read_dim];
-        copy_loops.erase(copy_loops.begin() + axis->read_dim);
-        copy_loops.push_back(moved);
-        sch.Reorder(copy_loops);
+        if (copy_loops.size() == ndim) {
+          LoopRV moved = copy_loops[axis->read_dim];
+          copy_loops.erase(copy_loops.begin() + axis->read_dim);
+          copy_loops.push_back(moved);
+          sch.Reorder(copy_loops);
+        }
       }
     } else if (read_cache) {
       BlockRV cache = sch.CacheRead(block, read_index, config_.read_scope);

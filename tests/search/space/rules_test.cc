@@ -96,6 +96,30 @@ TEST(RulesTest, MultiLevelTilingFusesAnElementwiseEpilogueAsItsWriteCache) {
   EXPECT_NE(testing::SketchesText(sketches).find("set_scope"), std::string::npos);
 }
 
+TEST(RulesTest, MultiLevelTilingAddsAChannelLastSketchOnlyWhereNoOperandIsContiguous) {
+  // matmul reads B[k, j] along its innermost iteration: no channel-last sketch.
+  for (const Schedule& sch : SketchesOf(MakeMultiLevelTiling(), testing::MakeMatmul(64, 64, 64))) {
+    EXPECT_EQ(sch.trace().AsPython().find("transform_layout"), std::string::npos);
+  }
+  // conv2d NCHW reads its input at x + s: the last sketch packs the weights channels-last and
+  // lays the register tile out channels-last, the output-channel loop innermost.
+  ir::PrimFunc conv = ir::zoo::ZooLookup("conv2d_stride2_pad1").build();
+  std::vector<Schedule> sketches = SketchesOf(MakeMultiLevelTiling(), conv);
+  std::string last = sketches.back().trace().AsPython();
+  EXPECT_NE(last.find("transform_layout(b1, buffer=(\"write\", 0), index_map=lambda i0, i1, i2, "
+                      "i3: (i0, i2, i3, i1))"),
+            std::string::npos)
+      << last;
+  EXPECT_NE(last.find("index_map=lambda i0, i1, i2, i3: (i1, i2, i3, i0)"), std::string::npos)
+      << last;
+  Schedule tiled = sketches.back();
+  std::vector<LoopRV> loops = tiled.GetLoops(tiled.GetBlock("conv2d_nchw"));
+  EXPECT_EQ(tiled.Get(loops.back())->loop_var->name.substr(0, 3), "ff_");
+  MultiLevelTilingConfig off;
+  off.channel_last = false;
+  EXPECT_EQ(SketchesOf(MakeMultiLevelTiling(off), conv).size(), sketches.size() - 1);
+}
+
 TEST(RulesTest, AddRFactorFactorsALongReductionWithLittleParallelism) {
   // A row sum of 1 x 4096: one output, a long reduction.
   ir::PrimFunc f = ir::zoo::ZooLookup("sum_keepdims").build();
