@@ -383,6 +383,9 @@ int Run(const Options& opt) {
     std::cerr << "conv2d 1x64x56x56, 64 3x3 filters, " << n << " trials\n";
     Tuned tuned = Tune(workload, "conv2d", n, "evolutionary", opt, cache_dir);
     account(tuned);
+    const auto& conv_task = tuned.report.tasks[0];
+    out["conv2d_tuned_gflops_in_search"] = conv_task.flop / conv_task.best_seconds / 1e9;
+    out["conv2d_best_trace"] = conv_task.best_trace->ToJSON();
     Kernel kernel = Build(tuned.best, cache_dir);
     std::vector<ir::ArgValue> args = {ir::HostTensor::Random(f32, {1, 64, 56, 56}, 1, -1, 1),
                                       ir::HostTensor::Random(f32, {64, 64, 3, 3}, 2, -1, 1),
