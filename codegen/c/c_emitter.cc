@@ -423,9 +423,13 @@ class CEmitter : public CLikeEmitter {
       return x + " != " + x + " ? " + x + " : " + y + " != " + y + " ? " + y + " : " + choose;
     };
     if (t.is_vector()) {
+      // A lane mask and a bitwise blend, which GCC compiles to one compare and one blend; a loop
+      // over the lanes with ?: stays scalar. Floats take a where it is NaN, then b where b is.
+      std::string mask_type = VectorType(DataType::Int(t.bits()).WithLanes(t.lanes()));
+      std::string mask = std::string("(a ") + cmp + " b)" + (t.is_float() ? " | (a != a)" : "");
       NeedHelper(fn, "static inline " + type + " " + fn + "(" + type + " a, " + type + " b) {\n  " +
-                         type + " r = a;\n  for (int i = 0; i < " + std::to_string(t.lanes()) +
-                         "; ++i) r[i] = " + pick("a[i]", "b[i]") + ";\n  return r;\n}\n");
+                         mask_type + " m = " + mask + ";\n  return (" + type + ")((m & (" +
+                         mask_type + ")a) | (~m & (" + mask_type + ")b));\n}\n");
     } else {
       NeedHelper(fn, "static inline " + type + " " + fn + "(" + type + " a, " + type +
                          " b) { return " + pick("a", "b") + "; }\n");

@@ -358,6 +358,54 @@ TEST(CEndToEndTest, VectorizedCastRampAndMax) {
   EXPECT_NE(code.find("kiln_max_float32x16"), std::string::npos) << code;
 }
 
+// Vector min and max as a compare and a blend: float32 with NaN in either operand (NaN wins,
+// as in the interpreter), float64, int32 and uint32 lanes.
+TEST(CEndToEndTest, VectorMinMaxPropagateNaNOnEveryElementType) {
+  constexpr int kN = 16;
+  DataType f64 = DataType::Float(64), i32 = DataType::Int(32), u32 = DataType::UInt(32);
+  Buffer x = DeclBuffer("X", kF32, {kN}), y = DeclBuffer("Y", kF32, {kN});
+  Buffer d = DeclBuffer("D", f64, {kN}), q = DeclBuffer("Q", i32, {kN});
+  Buffer u = DeclBuffer("U", u32, {kN});
+  Buffer fo = DeclBuffer("FO", kF32, {2, kN}), dout = DeclBuffer("DO", f64, {kN});
+  Buffer io_ = DeclBuffer("IO", i32, {2, kN}), uo = DeclBuffer("UO", u32, {kN});
+  Var i("i");
+  Expr xv = BufferLoad(x, {i}), yv = BufferLoad(y, {i}), dv = BufferLoad(d, {i});
+  Expr qv = BufferLoad(q, {i}), uv = BufferLoad(u, {i});
+  Stmt body =
+      For(i, 0, kN, ForKind::kVectorized,
+          SeqStmt({BufferStore(fo, Max(xv, yv), {0, i}), BufferStore(fo, Min(xv, yv), {1, i}),
+                   BufferStore(dout, Max(dv, MakeConst(f64, 0.25)), {i}),
+                   BufferStore(io_, Max(qv, MakeConst(i32, -3)), {0, i}),
+                   BufferStore(io_, Min(qv, MakeConst(i32, 7)), {1, i}),
+                   BufferStore(uo, Min(uv, MakeConst(u32, 40)), {i})}));
+  PrimFunc f = testing::MakeFunc("vector_min_max", {x, y, d, q, u, fo, dout, io_, uo}, body);
+  HostTensor xs = Rand(kF32, {kN}, 51), ys = Rand(kF32, {kN}, 52);
+  xs.SetDouble(3, std::nan(""));
+  ys.SetDouble(5, std::nan(""));
+  xs.SetDouble(7, std::nan(""));
+  ys.SetDouble(7, std::nan(""));
+  std::string code =
+      RunAndCompare(f,
+                    {xs, ys, Rand(f64, {kN}, 53), Rand(i32, {kN}, 54, -20, 20),
+                     Rand(u32, {kN}, 55, 0, 100), HostTensor(kF32, {2, kN}), HostTensor(f64, {kN}),
+                     HostTensor(i32, {2, kN}), HostTensor(u32, {kN})},
+                    [](auto& args) {
+                      for (int k = 0; k < kN; ++k) {
+                        double a = T(args, 0).GetDouble(k), b = T(args, 1).GetDouble(k);
+                        bool nan = std::isnan(a) || std::isnan(b);
+                        T(args, 5).SetDouble(k, nan ? NAN : std::max(a, b));
+                        T(args, 5).SetDouble(kN + k, nan ? NAN : std::min(a, b));
+                        T(args, 6).SetDouble(k, std::max(T(args, 2).GetDouble(k), 0.25));
+                        T(args, 7).SetInt(k, std::max<int64_t>(T(args, 3).GetInt(k), -3));
+                        T(args, 7).SetInt(kN + k, std::min<int64_t>(T(args, 3).GetInt(k), 7));
+                        T(args, 8).SetInt(k, std::min<int64_t>(T(args, 4).GetInt(k), 40));
+                      }
+                    });
+  EXPECT_NE(code.find("kiln_max_float32x16"), std::string::npos) << code;
+  EXPECT_NE(code.find("kiln_min_uint32x16"), std::string::npos) << code;
+  EXPECT_EQ(code.find("for (int i = 0; i < 16; ++i) r[i]"), std::string::npos) << code;
+}
+
 // A vectorized loop whose body has control flow stays a loop (with an ivdep hint).
 TEST(CEndToEndTest, VectorizeFallbackWithCondition) {
   Buffer a = DeclBuffer("A", kF32, {64});
