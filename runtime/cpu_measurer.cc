@@ -61,14 +61,6 @@ CpuMeasurer::Prepared CpuMeasurer::Prepare(const MeasureCandidate& candidate) {
   KILN_CHECK(candidate.workload.defined() && candidate.scheduled.defined(), ErrorKind::kInternal,
              "a measure candidate needs both the workload and the scheduled function");
   Prepared p;
-  p.details.reference = references_.Get(candidate.workload, candidate.dims, options_.input_seed);
-  std::string mismatch =
-      ParameterMismatch(candidate.scheduled, *p.details.reference, candidate.dims);
-  if (!mismatch.empty()) {
-    p.result = FailedResult(MeasureErrorKind::kWrongResult, mismatch);
-    return p;
-  }
-
   auto start = std::chrono::steady_clock::now();
   try {
     std::unique_ptr<codegen::CodegenTarget> target =
@@ -107,13 +99,25 @@ double CpuMeasurer::CutoffSeconds(uint64_t reference_key) {
   return std::max(options_.cutoff_factor * it->second, options_.cutoff_min_seconds);
 }
 
+std::shared_ptr<const Reference> CpuMeasurer::ReferenceOf(const MeasureCandidate& candidate) {
+  return references_.Get(candidate.workload, candidate.dims, options_.input_seed);
+}
+
 MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p,
                                RunProfile* profile) {
   RunProfile ignored;
   if (profile == nullptr) profile = &ignored;
   MeasureResult result = p.result;
   if (!p.built) return result;
+  p.details.reference = ReferenceOf(candidate);
   const Reference& reference = *p.details.reference;
+  std::string mismatch = ParameterMismatch(candidate.scheduled, reference, candidate.dims);
+  if (!mismatch.empty()) {
+    MeasureResult failed = FailedResult(MeasureErrorKind::kWrongResult, mismatch);
+    failed.build_seconds = result.build_seconds;
+    failed.build_cache_hit = result.build_cache_hit;
+    return failed;
+  }
   std::pair<uint64_t, uint64_t> verified_key{reference.key, p.details.build_key};
   bool verified;
   {
@@ -152,9 +156,9 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p,
       profile->cut_off = true;
       char note[256];
       std::snprintf(note, sizeof note,
-                    "timed from %d run%s after the checked run (early cutoff): %.4g s per run, "
-                    "past the cutoff of %.4g s (%g x the best of this workload so far)",
-                    m.number, m.number == 1 ? "" : "s", m.median_seconds, cutoff,
+                    "early cutoff: timed from its first %s (%.4g s per run), past the cutoff of "
+                    "%.4g s (%g x the best of this workload so far)",
+                    m.number == 1 ? "run" : "runs", m.median_seconds, cutoff,
                     options_.cutoff_factor);
       m.message = note;
     } else if (m.median_seconds > 0) {

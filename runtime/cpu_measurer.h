@@ -4,7 +4,8 @@
 // once on the reference inputs, dumped and timed in a kiln-sandbox process with the run
 // time limit. The outputs are compared with the reference once per (workload, build): a
 // build already found correct is only timed. The best time of each workload so far sets the
-// early cutoff (MeasureOptions::cutoff_factor) of the candidates that follow.
+// early cutoff (MeasureOptions::cutoff_factor) of the candidates that follow: one whose
+// checked run is already past it is timed from that run alone.
 #pragma once
 
 #include <map>
@@ -34,8 +35,10 @@ class CpuMeasurer : public Measurer {
   ReferenceStore& references() { return references_; }
 
   // The two phases of Measure, for callers that pipeline them (search/measure's local
-  // measurer builds on every core while it runs one candidate at a time). Prepare is safe to
-  // call from several threads at once and alongside Run; Run calls are one at a time.
+  // measurer builds on every core while it runs one candidate at a time). Prepare (code
+  // generation and build) is safe to call from several threads at once and alongside Run; Run
+  // (the reference, the parameter check, the sandboxed run and the comparison) calls are one
+  // at a time. Prepare needs no reference, so that candidates build while it is computed.
   // A candidate after code generation and build: either ready to run, or already an error.
   struct Prepared {
     MeasureResult result;
@@ -52,6 +55,9 @@ class CpuMeasurer : public Measurer {
   };
   MeasureResult Run(const MeasureCandidate& candidate, Prepared& prepared,
                     RunProfile* profile = nullptr);
+  // The reference of the candidate's workload, computed at the first call (later ones wait
+  // for it or find it ready); kiln::Error when none can be established.
+  std::shared_ptr<const Reference> ReferenceOf(const MeasureCandidate& candidate);
   // The cutoff a candidate of the workload with reference key `reference_key` is timed with
   // now: cutoff_factor times the workload's best checked time so far (at least
   // cutoff_min_seconds); 0 when there is none or the cutoff is off.

@@ -49,9 +49,9 @@ struct MeasureOptions {
   int64_t interpreter_limit = ReferenceOptions{}.interpreter_limit;
   // Candidates built at once by MeasureBatch (runs are always one at a time).
   int build_jobs = 1;
-  // Early cutoff (runtime/timing.h): a candidate whose runs already take this many times the
-  // best time of its workload so far (on this measurer) is timed from one warm run, and its
-  // record's message says so. 0: every candidate gets the whole timing protocol.
+  // Early cutoff (runtime/timing.h): a candidate whose first run already takes this many times
+  // the best time of its workload so far (on this measurer) is timed from that run alone, and
+  // its record's message says so. 0: every candidate gets the whole timing protocol.
   double cutoff_factor = 5;
   // The cutoff is never below this: a single run shorter than about a millisecond is no
   // time record (timer, thread wake-up and cache noise).

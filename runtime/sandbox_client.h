@@ -44,7 +44,7 @@ struct SandboxOutcome {
   std::map<int, ir::HostTensor> outputs;
   double wall_seconds = 0;    // of the sandbox process
   double kernel_seconds = 0;  // of that, the kernel's runs (SandboxResult::kernel_seconds)
-  bool cut_off = false;       // timed from its first batch alone (TimingConfig::cutoff_seconds)
+  bool cut_off = false;       // timed from its first run alone (TimingConfig::cutoff_seconds)
   int sandbox_pid = 0;        // gone, with its process group, by the time Run returns
 };
 

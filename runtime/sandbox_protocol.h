@@ -87,7 +87,7 @@ struct SandboxResult {
   std::vector<double> repeat_seconds;
   double median_seconds = 0;
   int number = 0;
-  bool cut_off = false;       // timed from the first batch alone (TimingConfig::cutoff_seconds)
+  bool cut_off = false;  // timed from its warm-up (first) run alone (TimingConfig::cutoff_seconds)
   double kernel_seconds = 0;  // the kernel's runs in this request: checked run, warm-up, batches
   std::vector<TensorFileRef> outputs;
 };

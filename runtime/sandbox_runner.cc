@@ -70,13 +70,17 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request) {
     }
     if (request.phase == SandboxPhase::kTime) {
       // The run whose outputs were dumped already warmed the caches and the kernel's pages:
-      // it stands for one warm-up run, also for the early cutoff.
+      // it is the first warm-up run, also for the early cutoff.
       TimingConfig timing_config = request.timing;
       if (request.dump_outputs && timing_config.warmup > 0) {
         --timing_config.warmup;
         if (timing_config.cutoff_seconds > 0 &&
             checked_run_seconds >= timing_config.cutoff_seconds) {
-          timing_config.number = 1;
+          result.repeat_seconds = {checked_run_seconds};
+          result.median_seconds = checked_run_seconds;
+          result.number = 1;
+          result.cut_off = true;
+          return result;
         }
       }
       TimingResult timing =

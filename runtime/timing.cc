@@ -77,16 +77,21 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
   };
   TimingResult result;
   result.number = config.number;
-  const bool cutoff = config.cutoff_seconds > 0;
   if (config.warmup > 0) {
     double seconds = timer(config.warmup);
     result.total_seconds += seconds;
-    // Already slow when warm: one run tells whether it is past the cutoff.
-    if (cutoff && seconds / config.warmup >= config.cutoff_seconds) result.number = 1;
+    if (config.cutoff_seconds > 0 && std::isfinite(seconds) &&
+        seconds / config.warmup >= config.cutoff_seconds) {
+      result.cut_off = true;
+      result.number = config.warmup;
+      result.seconds_per_run.push_back(seconds / config.warmup);
+      result.median_seconds = result.seconds_per_run[0];
+      return result;
+    }
   }
 
   double min_seconds = config.min_repeat_ms / 1000.0;
-  for (int r = 0; r < config.repeat && !result.cut_off; ++r) {
+  for (int r = 0; r < config.repeat; ++r) {
     double seconds;
     while (true) {
       do_flush();
@@ -96,10 +101,6 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
                  "timer reported " + std::to_string(seconds) + " s for " +
                      std::to_string(result.number) + " runs");
       result.total_seconds += seconds;
-      if (cutoff && result.batches == 1 && seconds / result.number >= config.cutoff_seconds) {
-        result.cut_off = true;
-        break;
-      }
       if (seconds >= min_seconds || result.number >= kMaxNumber) break;
       result.number = NextNumber(result.number, seconds, min_seconds);
     }

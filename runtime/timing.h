@@ -6,10 +6,10 @@
 // device events or timestamp queries.
 //
 // An optional early cutoff spends less on kernels already known to be slow (a tuner sets it
-// from the best time of the workload so far): a warm-up run past `cutoff_seconds` makes the
-// first timed batch a single run, and a first timed batch past it per run is the whole
-// measurement. The result says so (`cut_off`); such a kernel is still timed warm, only from
-// fewer runs.
+// from the best time of the workload so far): when the warm-up runs already last
+// `cutoff_seconds` or more each, they are the measurement (`cut_off`), and no batch is timed.
+// Such a kernel is many times slower than the best, so a run from a cold start times it well
+// enough; its record says how it was timed. Without warm-up runs there is no cutoff.
 #pragma once
 
 #include <functional>
@@ -23,7 +23,7 @@ struct TimingConfig {
   double min_repeat_ms = 100;
   bool flush_cache = false;
   int warmup = 1;
-  // Seconds per run past which a kernel is timed from its first batch alone; 0: off.
+  // Seconds per run past which the warm-up runs are the whole measurement; 0: off.
   double cutoff_seconds = 0;
 };
 

@@ -48,6 +48,10 @@ void LocalMeasurer::Submit(std::vector<MeasureRequest> requests) {
       KILN_CHECK(r.workload.defined() && r.scheduled.defined(), ErrorKind::kInternal,
                  "measure request " + std::to_string(r.id) + " (" + r.task_name +
                      ") lacks its workload or scheduled function");
+      if (referenced_.insert(r.workload.get()).second) {
+        referenced_alive_.push_back(r.workload);
+        to_reference_.push_back(CandidateOf(r));
+      }
       to_build_.push_back(std::move(r));
       ++pending_;
     }
@@ -114,8 +118,21 @@ bool LocalMeasurer::RunPhaseDue() const {
 void LocalMeasurer::RunLoop() {
   std::unique_lock lock(mutex_);
   while (true) {
-    changed_.wait(lock, [&] { return stop_ || RunPhaseDue(); });
+    changed_.wait(lock, [&] { return stop_ || !to_reference_.empty() || RunPhaseDue(); });
     if (stop_) return;
+    if (!to_reference_.empty()) {
+      runtime::MeasureCandidate candidate = std::move(to_reference_.front());
+      to_reference_.pop_front();
+      lock.unlock();
+      try {
+        measurer_->ReferenceOf(candidate);
+      } catch (const std::exception& e) {
+        // Its candidates' runs try again and report the failure as the machinery's.
+        KILN_LOG_DEBUG("the reference of {} failed: {}", candidate.workload->name, e.what());
+      }
+      lock.lock();
+      continue;
+    }
     if (options_.exclusive_runs) {
       run_wanted_ = true;
       changed_.wait(lock, [&] { return stop_ || building_ == 0; });

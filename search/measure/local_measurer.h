@@ -3,7 +3,9 @@
 // one at a time in the sandbox, each checked against the workload's reference by the CPU
 // measurer (a wrong kernel is an error result). While a candidate is timed no build is in
 // flight (exclusive runs), so compiles do not disturb timings: the runner waits until a few
-// candidates are built (or nothing is left to build), then times all that are ready.
+// candidates are built (or nothing is left to build), then times all that are ready. While
+// it waits, the runner computes the reference of each new workload, so that the first
+// candidates build meanwhile instead of waiting for it.
 // Submit and Collect return at once, so the search samples and mutates the next round while
 // this one builds and runs.
 #pragma once
@@ -13,6 +15,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -80,6 +83,11 @@ class LocalMeasurer : public AsyncMeasurer {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<MeasureRequest> to_build_;
+  // Workloads whose reference the runner is to compute before their first run, and those
+  // already handed to it (by identity: one task submits one PrimFunc object).
+  std::deque<runtime::MeasureCandidate> to_reference_;
+  std::set<const ir::PrimFuncNode*> referenced_;
+  std::vector<ir::PrimFunc> referenced_alive_;  // keeps the pointers above unique
   std::deque<Built> built_;
   std::vector<MeasureResponse> done_;
   size_t pending_ = 0;
