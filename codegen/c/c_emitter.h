@@ -1,8 +1,9 @@
 // The C target: lowered TensorIR to one self-contained C11 translation unit holding the
-// packed entry point of codegen/kernel_abi.h. Parallel loops use OpenMP, vector
-// expressions GCC's vector extensions, and float16/bfloat16 are stored as uint16_t and
-// computed in float. The source needs only <stdint.h>, <string.h>, <math.h>, <stdlib.h>
-// (and <omp.h> when a loop is parallel) and compiles warning-free with
+// packed entry point of codegen/kernel_abi.h. Parallel loops and SIMD reductions use OpenMP,
+// vector expressions GCC's vector extensions, float32 transcendentals the inline helpers of
+// codegen/c/c_math.h, and float16/bfloat16 are stored as uint16_t and computed in float. The
+// source needs only <stdint.h>, <string.h>, <math.h>, <stdlib.h> (and <omp.h> when it uses
+// OpenMP) and compiles warning-free with
 // `gcc -O3 -march=native -fopenmp -shared -fPIC -std=c11 -Wall`.
 #pragma once
 
