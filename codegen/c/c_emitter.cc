@@ -104,6 +104,8 @@ bool Is16BitFloat(DataType t) { return t.is_float() && t.bits() == 16; }
 
 // Marks a loop the emitter rewrote into a SIMD reduction: its accumulator and operator.
 inline constexpr char kSimdReduction[] = "kiln_simd_reduction";
+// Shorter constant reductions stay serial.
+constexpr int64_t kMinSimdReduction = 8;
 
 // Whether every load in an expression reads contiguously along `var` (index stride 1) or not
 // at all along it, and none reads `acc`: the loads a vectorized reduction may use.
@@ -592,6 +594,11 @@ class CEmitter : public CLikeEmitter {
   bool EmitSimdReduction(const ForNode* op) {
     if (!options_.simd_reductions || op->for_kind != ForKind::kSerial ||
         op->annotations.count(kSimdReduction) || op->annotations.count(kPragmaIvdep)) {
+      return false;
+    }
+    // `omp simd` makes GCC vectorize whatever its cost model says; a fold of a few elements
+    // (a register tile's short inner reduction) is faster left alone.
+    if (auto extent = AsConstInt(op->extent); extent && *extent < kMinSimdReduction) {
       return false;
     }
     // The init of an undecomposed reduction, `if (k == min) acc[i] = init`, may come first; it

@@ -686,8 +686,9 @@ TEST(CEndToEndTest, VectorizedTranscendentals) {
 
 // Row sums and row maxima over 100 contiguous elements as reduction blocks (their init inside
 // the loop, at k == 0), a sum of squares whose init comes before its loop, and a column sum
-// (strided): the first three are printed as SIMD reductions into a scalar accumulator, the
-// column sum is not; all agree with the interpreter within float tolerance.
+// (strided) and a sum of 4 elements (too short): the first three are printed as SIMD
+// reductions into a scalar accumulator, the last two are not; all agree with the interpreter
+// within float tolerance.
 TEST(CEndToEndTest, InnermostReductionsBecomeSimdReductions) {
   constexpr int kRows = 24, kN = 100;
   Buffer a = DeclBuffer("A", kF32, {kRows, kN});
@@ -695,8 +696,9 @@ TEST(CEndToEndTest, InnermostReductionsBecomeSimdReductions) {
   Buffer mx = DeclBuffer("M", kF32, {kRows});
   Buffer sq = DeclBuffer("Q", kF32, {kRows});
   Buffer col = DeclBuffer("C", kF32, {kN});
+  Buffer head = DeclBuffer("H", kF32, {kRows});
   Var i("i"), k("k"), vi("vi"), vk("vk"), i2("i2"), k2("k2"), wi("wi"), wk("wk");
-  Var i3("i3"), k3("k3"), j4("j4"), k4("k4");
+  Var i3("i3"), k3("k3"), j4("j4"), k4("k4"), i5("i5"), k5("k5");
   Stmt sum_block =
       MakeBlock("S", {Spatial(vi, kRows), testing::Reduce(vk, kN)}, {i, k},
                 BufferStore(sum, BufferLoad(sum, {vi}) + BufferLoad(a, {vi, vk}), {vi}),
@@ -716,38 +718,48 @@ TEST(CEndToEndTest, InnermostReductionsBecomeSimdReductions) {
           SeqStmt({BufferStore(col, F32(0), {j4}),
                    For(k4, 0, kRows, ForKind::kSerial,
                        BufferStore(col, BufferLoad(col, {j4}) + BufferLoad(a, {k4, j4}), {j4}))}));
-  Stmt body =
-      SeqStmt({For(i, 0, kRows, ForKind::kSerial, For(k, 0, kN, ForKind::kSerial, sum_block)),
-               For(i2, 0, kRows, ForKind::kSerial, For(k2, 0, kN, ForKind::kSerial, max_block)),
-               squares, columns});
-  PrimFunc f = testing::MakeFunc("reductions", {a, sum, mx, sq, col}, Root(body));
-  std::string code =
-      RunAndCompare(f,
-                    {Rand(kF32, {kRows, kN}, 41, -2, 2), HostTensor(kF32, {kRows}),
-                     HostTensor(kF32, {kRows}), HostTensor(kF32, {kRows}), HostTensor(kF32, {kN})},
-                    [](auto& args) {
-                      HostTensor& x = T(args, 0);
-                      for (int r = 0; r < kRows; ++r) {
-                        double s = 0, m = -3.0e38;
-                        for (int c = 0; c < kN; ++c) {
-                          s += x.GetDouble(r * kN + c);
-                          m = std::max(m, double(float(x.GetDouble(r * kN + c)) * 3.0f));
-                        }
-                        T(args, 1).SetDouble(r, s);
-                        T(args, 2).SetDouble(r, m);
-                        double q = 0;
-                        for (int c = 0; c < kN; ++c) {
-                          double d = x.GetDouble(r * kN + c) - float(s) * 0.01f;
-                          q += d * d;
-                        }
-                        T(args, 3).SetDouble(r, q);
-                      }
-                      for (int c = 0; c < kN; ++c) {
-                        double s = 0;
-                        for (int r = 0; r < kRows; ++r) s += x.GetDouble(r * kN + c);
-                        T(args, 4).SetDouble(c, s);
-                      }
-                    });
+  Stmt body = SeqStmt(
+      {For(i, 0, kRows, ForKind::kSerial, For(k, 0, kN, ForKind::kSerial, sum_block)),
+       For(i2, 0, kRows, ForKind::kSerial, For(k2, 0, kN, ForKind::kSerial, max_block)), squares,
+       columns,
+       For(i5, 0, kRows, ForKind::kSerial,
+           SeqStmt(
+               {BufferStore(head, F32(0), {i5}),
+                For(k5, 0, 4, ForKind::kSerial,
+                    BufferStore(head, BufferLoad(head, {i5}) + BufferLoad(a, {i5, k5}), {i5}))}))});
+  PrimFunc f = testing::MakeFunc("reductions", {a, sum, mx, sq, col, head}, Root(body));
+  std::string code = RunAndCompare(
+      f,
+      {Rand(kF32, {kRows, kN}, 41, -2, 2), HostTensor(kF32, {kRows}), HostTensor(kF32, {kRows}),
+       HostTensor(kF32, {kRows}), HostTensor(kF32, {kN}), HostTensor(kF32, {kRows})},
+      [](auto& args) {
+        HostTensor& x = T(args, 0);
+        for (int r = 0; r < kRows; ++r) {
+          double s = 0, m = -3.0e38;
+          for (int c = 0; c < kN; ++c) {
+            s += x.GetDouble(r * kN + c);
+            m = std::max(m, double(float(x.GetDouble(r * kN + c)) * 3.0f));
+          }
+          T(args, 1).SetDouble(r, s);
+          T(args, 2).SetDouble(r, m);
+          double q = 0;
+          for (int c = 0; c < kN; ++c) {
+            double d = x.GetDouble(r * kN + c) - float(s) * 0.01f;
+            q += d * d;
+          }
+          T(args, 3).SetDouble(r, q);
+        }
+        for (int c = 0; c < kN; ++c) {
+          double s = 0;
+          for (int r = 0; r < kRows; ++r) s += x.GetDouble(r * kN + c);
+          T(args, 4).SetDouble(c, s);
+        }
+        for (int r = 0; r < kRows; ++r) {
+          double s = 0;
+          for (int c = 0; c < 4; ++c) s += x.GetDouble(r * kN + c);
+          T(args, 5).SetDouble(r, s);
+        }
+      });
   auto count = [&](const std::string& what) {
     int n = 0;
     for (size_t at = code.find(what); at != std::string::npos; at = code.find(what, at + 1)) ++n;
