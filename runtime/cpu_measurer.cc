@@ -152,14 +152,20 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p,
   // A correct kernel's record keeps its time and says how it was timed when the cutoff
   // shortened the protocol; the best time so far comes from whole protocols only.
   auto finish = [&](MeasureResult m) {
-    if (outcome.cut_off) {
+    if (outcome.cutoff != Cutoff::kNone) {
       profile->cut_off = true;
-      char note[256];
-      std::snprintf(note, sizeof note,
-                    "early cutoff: timed from its first %s (%.4g s per run), past the cutoff of "
-                    "%.4g s (%g x the best of this workload so far)",
-                    m.number == 1 ? "run" : "runs", m.median_seconds, cutoff,
-                    options_.cutoff_factor);
+      char note[320];
+      if (outcome.cutoff == Cutoff::kFirstRun) {
+        std::snprintf(note, sizeof note,
+                      "early cutoff: timed from its first run alone (%.4g s), over %g times "
+                      "the cutoff of %.4g s (%g x the best of this workload so far)",
+                      m.median_seconds, kCutoffFirstRunFactor, cutoff, options_.cutoff_factor);
+      } else {
+        std::snprintf(note, sizeof note,
+                      "early cutoff: its first run was past the cutoff of %.4g s (%g x the best "
+                      "of this workload so far); timed from one more run (%.4g s)",
+                      cutoff, options_.cutoff_factor, m.median_seconds);
+      }
       m.message = note;
     } else if (m.median_seconds > 0) {
       std::lock_guard<std::mutex> lock(verified_mutex_);

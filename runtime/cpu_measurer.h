@@ -5,7 +5,7 @@
 // time limit. The outputs are compared with the reference once per (workload, build): a
 // build already found correct is only timed. The best time of each workload so far sets the
 // early cutoff (MeasureOptions::cutoff_factor) of the candidates that follow: one whose
-// checked run is already past it is timed from that run alone.
+// checked run is already past it is timed from one more run (runtime/timing.h).
 #pragma once
 
 #include <map>

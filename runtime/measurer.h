@@ -50,8 +50,9 @@ struct MeasureOptions {
   // Candidates built at once by MeasureBatch (runs are always one at a time).
   int build_jobs = 1;
   // Early cutoff (runtime/timing.h): a candidate whose first run already takes this many times
-  // the best time of its workload so far (on this measurer) is timed from that run alone, and
-  // its record's message says so. 0: every candidate gets the whole timing protocol.
+  // the best time of its workload so far (on this measurer) is timed from one more run (or
+  // from that run alone when it is ten times past), and its record's message says so. 0: every
+  // candidate gets the whole timing protocol.
   double cutoff_factor = 5;
   // The cutoff is never below this: a single run shorter than about a millisecond is no
   // time record (timer, thread wake-up and cache noise).

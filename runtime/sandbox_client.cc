@@ -198,7 +198,7 @@ void SandboxClient::ReadResult(const SandboxRequest& request, const std::string&
   m.median_seconds = result.median_seconds;
   m.number = result.number;
   outcome.kernel_seconds = result.kernel_seconds;
-  outcome.cut_off = result.cut_off;
+  outcome.cutoff = result.cutoff;
   outcome.library_path = result.library_path;
   for (const TensorFileRef& out : result.outputs) {
     // Only files the sandbox was told to write are read back.

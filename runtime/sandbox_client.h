@@ -42,10 +42,10 @@ struct SandboxOutcome {
   std::string library_path;  // the built or given shared object
   // Tensor arguments after one run, by parameter index, when outputs were dumped.
   std::map<int, ir::HostTensor> outputs;
-  double wall_seconds = 0;    // of the sandbox process
-  double kernel_seconds = 0;  // of that, the kernel's runs (SandboxResult::kernel_seconds)
-  bool cut_off = false;       // timed from its first run alone (TimingConfig::cutoff_seconds)
-  int sandbox_pid = 0;        // gone, with its process group, by the time Run returns
+  double wall_seconds = 0;        // of the sandbox process
+  double kernel_seconds = 0;      // of that, the kernel's runs (SandboxResult::kernel_seconds)
+  Cutoff cutoff = Cutoff::kNone;  // how the early cutoff shortened the timing
+  int sandbox_pid = 0;            // gone, with its process group, by the time Run returns
 };
 
 // KILN_SANDBOX, else kiln-sandbox beside the running executable, else `compiled_in` when

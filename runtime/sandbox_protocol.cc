@@ -398,7 +398,7 @@ std::string ResultToJson(const SandboxResult& result) {
       {"repeat_seconds", result.repeat_seconds},
       {"median_seconds", result.median_seconds},
       {"number", result.number},
-      {"cut_off", result.cut_off},
+      {"cutoff", CutoffName(result.cutoff)},
       {"kernel_seconds", result.kernel_seconds},
       {"outputs", outputs},
   };
@@ -427,7 +427,10 @@ SandboxResult ResultFromJson(const std::string& text, const std::string& where) 
   }
   result.median_seconds = r.NonNegative("median_seconds");
   result.number = r.IntIn("number", 0, INT32_MAX);
-  result.cut_off = r.Bool("cut_off");
+  std::string cutoff = r.String("cutoff");
+  auto parsed_cutoff = ParseCutoff(cutoff);
+  if (!parsed_cutoff) r.Fail("cutoff", "unknown value '" + cutoff + "'");
+  result.cutoff = *parsed_cutoff;
   result.kernel_seconds = r.NonNegative("kernel_seconds");
   const json& outputs = r.Array("outputs");
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -19,7 +19,7 @@
 
 namespace kiln::runtime {
 
-// 2: the timing's early cutoff, and the result's cut_off and kernel_seconds.
+// 2: the timing's early cutoff, and the result's cutoff and kernel_seconds.
 inline constexpr int kSandboxProtocolVersion = 2;
 
 // The runner's exit status when it could not carry out the request (unreadable or malformed
@@ -87,7 +87,7 @@ struct SandboxResult {
   std::vector<double> repeat_seconds;
   double median_seconds = 0;
   int number = 0;
-  bool cut_off = false;  // timed from its warm-up (first) run alone (TimingConfig::cutoff_seconds)
+  Cutoff cutoff = Cutoff::kNone;  // how the early cutoff shortened the timing
   double kernel_seconds = 0;  // the kernel's runs in this request: checked run, warm-up, batches
   std::vector<TensorFileRef> outputs;
 };

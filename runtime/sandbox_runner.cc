@@ -71,24 +71,14 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request) {
     if (request.phase == SandboxPhase::kTime) {
       // The run whose outputs were dumped already warmed the caches and the kernel's pages:
       // it is the first warm-up run, also for the early cutoff.
-      TimingConfig timing_config = request.timing;
-      if (request.dump_outputs && timing_config.warmup > 0) {
-        --timing_config.warmup;
-        if (timing_config.cutoff_seconds > 0 &&
-            checked_run_seconds >= timing_config.cutoff_seconds) {
-          result.repeat_seconds = {checked_run_seconds};
-          result.median_seconds = checked_run_seconds;
-          result.number = 1;
-          result.cut_off = true;
-          return result;
-        }
-      }
+      std::optional<double> first_run;
+      if (request.dump_outputs) first_run = checked_run_seconds;
       TimingResult timing =
-          TimeFunction([&] { CallKernel(kernel, signature, packed); }, timing_config);
+          TimeFunction([&] { CallKernel(kernel, signature, packed); }, request.timing, first_run);
       result.repeat_seconds = timing.seconds_per_run;
       result.median_seconds = timing.median_seconds;
       result.number = timing.number;
-      result.cut_off = timing.cut_off;
+      result.cutoff = timing.cutoff;
       result.kernel_seconds += timing.total_seconds;
     }
   } catch (const Error& e) {

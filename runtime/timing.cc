@@ -55,8 +55,28 @@ BatchTimer HostBatchTimer(std::function<void()> run) {
   };
 }
 
+std::string_view CutoffName(Cutoff cutoff) {
+  switch (cutoff) {
+    case Cutoff::kNone:
+      return "none";
+    case Cutoff::kFirstRun:
+      return "first_run";
+    case Cutoff::kNextRun:
+      return "next_run";
+  }
+  return "none";
+}
+
+std::optional<Cutoff> ParseCutoff(std::string_view name) {
+  for (Cutoff c : {Cutoff::kNone, Cutoff::kFirstRun, Cutoff::kNextRun}) {
+    if (CutoffName(c) == name) return c;
+  }
+  return std::nullopt;
+}
+
 TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
-                        const std::function<void()>& flush) {
+                        const std::function<void()>& flush,
+                        std::optional<double> first_run_seconds) {
   KILN_CHECK(config.number >= 1 && config.repeat >= 1 && config.warmup >= 0 &&
                  config.min_repeat_ms >= 0 && std::isfinite(config.min_repeat_ms) &&
                  config.cutoff_seconds >= 0 && std::isfinite(config.cutoff_seconds),
@@ -77,21 +97,32 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
   };
   TimingResult result;
   result.number = config.number;
-  if (config.warmup > 0) {
-    double seconds = timer(config.warmup);
+  // Per run: the run made before, or else the warm-up's.
+  std::optional<double> first = first_run_seconds;
+  int warmup = config.warmup;
+  if (first && warmup > 0) --warmup;
+  if (warmup > 0) {
+    double seconds = timer(warmup);
     result.total_seconds += seconds;
-    if (config.cutoff_seconds > 0 && std::isfinite(seconds) &&
-        seconds / config.warmup >= config.cutoff_seconds) {
-      result.cut_off = true;
-      result.number = config.warmup;
-      result.seconds_per_run.push_back(seconds / config.warmup);
-      result.median_seconds = result.seconds_per_run[0];
+    if (!first) first = seconds / warmup;
+  }
+  const double cutoff = config.cutoff_seconds;
+  bool probe = false;
+  if (cutoff > 0 && first && std::isfinite(*first) && *first >= cutoff) {
+    if (*first >= kCutoffFirstRunFactor * cutoff) {
+      result.cutoff = Cutoff::kFirstRun;
+      result.number = first_run_seconds ? 1 : warmup;
+      result.seconds_per_run.push_back(*first);
+      result.median_seconds = *first;
       return result;
     }
+    // One run tells whether it is still past the cutoff when warm.
+    result.number = 1;
+    probe = true;
   }
 
   double min_seconds = config.min_repeat_ms / 1000.0;
-  for (int r = 0; r < config.repeat; ++r) {
+  for (int r = 0; r < config.repeat && result.cutoff == Cutoff::kNone; ++r) {
     double seconds;
     while (true) {
       do_flush();
@@ -101,6 +132,10 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
                  "timer reported " + std::to_string(seconds) + " s for " +
                      std::to_string(result.number) + " runs");
       result.total_seconds += seconds;
+      if (probe && result.batches == 1 && seconds >= cutoff) {
+        result.cutoff = Cutoff::kNextRun;
+        break;
+      }
       if (seconds >= min_seconds || result.number >= kMaxNumber) break;
       result.number = NextNumber(result.number, seconds, min_seconds);
     }
@@ -110,8 +145,9 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
   return result;
 }
 
-TimingResult TimeFunction(std::function<void()> run, const TimingConfig& config) {
-  return TimeKernel(HostBatchTimer(std::move(run)), config);
+TimingResult TimeFunction(std::function<void()> run, const TimingConfig& config,
+                          std::optional<double> first_run_seconds) {
+  return TimeKernel(HostBatchTimer(std::move(run)), config, {}, first_run_seconds);
 }
 
 void FlushCpuCache() {

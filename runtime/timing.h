@@ -6,16 +6,32 @@
 // device events or timestamp queries.
 //
 // An optional early cutoff spends less on kernels already known to be slow (a tuner sets it
-// from the best time of the workload so far): when the warm-up runs already last
-// `cutoff_seconds` or more each, they are the measurement (`cut_off`), and no batch is timed.
-// Such a kernel is many times slower than the best, so a run from a cold start times it well
-// enough; its record says how it was timed. Without warm-up runs there is no cutoff.
+// from the best time of the workload so far). A kernel whose first run (the first warm-up
+// run, or a run made just before, such as the sandbox's checked run) lasts `cutoff_seconds`
+// or more is timed from one more run, and when that run is past the cutoff too it is the
+// measurement; a first run over kCutoffFirstRunFactor times the cutoff is the measurement
+// by itself (no noise makes a kernel that much slower). The result says which.
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 namespace kiln::runtime {
+
+// How the early cutoff shortened a measurement.
+enum class Cutoff {
+  kNone,      // the whole protocol
+  kFirstRun,  // the first run, far past the cutoff, is the measurement
+  kNextRun,   // the first run was past the cutoff; one more run, past it too, is the measurement
+};
+// "none", "first_run", "next_run".
+std::string_view CutoffName(Cutoff cutoff);
+std::optional<Cutoff> ParseCutoff(std::string_view name);
+
+// A first run this many times past the cutoff is a measurement by itself.
+inline constexpr double kCutoffFirstRunFactor = 10;
 
 struct TimingConfig {
   int number = 3;
@@ -23,16 +39,16 @@ struct TimingConfig {
   double min_repeat_ms = 100;
   bool flush_cache = false;
   int warmup = 1;
-  // Seconds per run past which the warm-up runs are the whole measurement; 0: off.
+  // Seconds per run past which a kernel is timed from one or two runs; 0: off.
   double cutoff_seconds = 0;
 };
 
 struct TimingResult {
   std::vector<double> seconds_per_run;  // one per repeat, in order
   double median_seconds = 0;
-  int number = 0;            // runs per repeat at the end (after growth)
-  int batches = 0;           // timed batches, growth included (excluding warm-up)
-  bool cut_off = false;      // the first timed batch passed cutoff_seconds and ended it
+  int number = 0;   // runs per repeat at the end (after growth)
+  int batches = 0;  // timed batches, growth included (excluding warm-up)
+  Cutoff cutoff = Cutoff::kNone;
   double total_seconds = 0;  // every run the protocol made, warm-up included
 };
 
@@ -43,13 +59,17 @@ using BatchTimer = std::function<double(int n)>;
 BatchTimer HostBatchTimer(std::function<void()> run);
 
 // Times with `timer` following `config` (validated: number, repeat >= 1, warmup >= 0,
-// min_repeat_ms >= 0, cutoff_seconds >= 0, else kiln::Error). `flush` runs before each timed batch
-// when config.flush_cache is set; by default it is FlushCpuCache.
+// min_repeat_ms >= 0, cutoff_seconds >= 0, else kiln::Error). `flush` runs before each timed
+// batch when config.flush_cache is set; by default it is FlushCpuCache. `first_run_seconds`
+// is the time of a run made just before (the sandbox's checked run): it stands for the first
+// warm-up run, and the cutoff judges it.
 TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
-                        const std::function<void()>& flush = {});
+                        const std::function<void()>& flush = {},
+                        std::optional<double> first_run_seconds = std::nullopt);
 
-// Convenience: TimeKernel(HostBatchTimer(run), config).
-TimingResult TimeFunction(std::function<void()> run, const TimingConfig& config);
+// Convenience: TimeKernel(HostBatchTimer(run), config, {}, first_run_seconds).
+TimingResult TimeFunction(std::function<void()> run, const TimingConfig& config,
+                          std::optional<double> first_run_seconds = std::nullopt);
 
 // Evicts the CPU caches by writing (and reading back) a buffer twice the size of the
 // last-level cache.

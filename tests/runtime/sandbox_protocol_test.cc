@@ -30,7 +30,7 @@ SandboxResult SampleResult() {
   r.repeat_seconds = {1e-3, 2e-3, 1.5e-3};
   r.median_seconds = 1.5e-3;
   r.number = 64;
-  r.cut_off = true;
+  r.cutoff = Cutoff::kNextRun;
   r.kernel_seconds = 0.75;
   r.outputs.push_back({2, ir::DataType::Float(16), {3, 4}, "/tmp/x/param2.bin"});
   return r;
@@ -89,7 +89,7 @@ TEST(SandboxProtocolTest, ResultRoundTrip) {
   EXPECT_EQ(back.median_seconds, 1.5e-3);
   EXPECT_EQ(back.number, 64);
   EXPECT_TRUE(back.build_cache_hit);
-  EXPECT_TRUE(back.cut_off);
+  EXPECT_EQ(back.cutoff, Cutoff::kNextRun);
   EXPECT_EQ(back.kernel_seconds, 0.75);
   ASSERT_EQ(back.outputs.size(), 1u);
   EXPECT_EQ(back.outputs[0].dtype, ir::DataType::Float(16));
@@ -132,8 +132,8 @@ TEST(SandboxProtocolTest, InvalidFieldsAreNamed) {
             }).find("r.kernel_seconds: expected a non-negative number"),
             std::string::npos);
   EXPECT_NE(ParseError([&] {
-              ResultFromJson(edit("\"cut_off\": true", "\"cut_off\": 1"), "r");
-            }).find("r.cut_off: expected true or false"),
+              ResultFromJson(edit("\"cutoff\": \"next_run\"", "\"cutoff\": \"maybe\""), "r");
+            }).find("r.cutoff: unknown value 'maybe'"),
             std::string::npos);
   EXPECT_NE(ParseError([&] {
               ResultFromJson(edit("\"median_seconds\"", "\"median_secs\""), "r");

@@ -73,28 +73,74 @@ TEST(TimingTest, ZeroDurationTimerStillTerminates) {
   EXPECT_EQ(r.median_seconds, 0);
 }
 
-TEST(TimingTest, CutoffTimesASlowKernelFromItsWarmUp) {
-  // 50 ms per run against a cutoff of 20 ms: the warm-up run is the measurement.
+TEST(TimingTest, CutoffTimesASlowKernelFromOneMoreRun) {
+  // 50 ms per run against a cutoff of 20 ms: the warm-up shows it, one more run confirms it
+  // and is the measurement; no repeat follows.
   SyntheticTimer fake{.costs = {50e-3}};
   TimingConfig config{.number = 3, .repeat = 3, .min_repeat_ms = 100, .warmup = 1};
   config.cutoff_seconds = 20e-3;
   TimingResult r = TimeKernel([&](int n) { return fake.Time(n); }, config);
+  EXPECT_EQ(fake.batches, (std::vector<int>{1, 1}));
+  EXPECT_EQ(r.cutoff, Cutoff::kNextRun);
+  EXPECT_EQ(r.number, 1);
+  EXPECT_EQ(r.batches, 1);
+  ASSERT_EQ(r.seconds_per_run.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.median_seconds, 50e-3);
+  EXPECT_DOUBLE_EQ(r.total_seconds, 100e-3);
+}
+
+TEST(TimingTest, CutoffTakesAFirstRunFarPastItAlone) {
+  // 250 ms against a cutoff of 20 ms: over kCutoffFirstRunFactor times it, the warm-up run
+  // is the measurement.
+  SyntheticTimer fake{.costs = {250e-3}};
+  TimingConfig config{.number = 3, .repeat = 3, .min_repeat_ms = 100, .warmup = 1};
+  config.cutoff_seconds = 20e-3;
+  TimingResult r = TimeKernel([&](int n) { return fake.Time(n); }, config);
   EXPECT_EQ(fake.batches, (std::vector<int>{1}));
-  EXPECT_TRUE(r.cut_off);
+  EXPECT_EQ(r.cutoff, Cutoff::kFirstRun);
   EXPECT_EQ(r.number, 1);
   EXPECT_EQ(r.batches, 0);
-  ASSERT_EQ(r.seconds_per_run.size(), 1u);  // the repeats are skipped too
-  EXPECT_DOUBLE_EQ(r.median_seconds, 50e-3);
-  EXPECT_DOUBLE_EQ(r.total_seconds, 50e-3);
+  ASSERT_EQ(r.seconds_per_run.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.median_seconds, 250e-3);
+}
 
-  // Several warm-up runs: their mean.
-  SyntheticTimer two{.costs = {40e-3}};
-  config.warmup = 2;
-  r = TimeKernel([&](int n) { return two.Time(n); }, config);
-  EXPECT_EQ(two.batches, (std::vector<int>{2}));
-  EXPECT_TRUE(r.cut_off);
-  EXPECT_EQ(r.number, 2);
-  EXPECT_DOUBLE_EQ(r.median_seconds, 40e-3);
+TEST(TimingTest, ARunMadeBeforeStandsForTheFirstWarmUpRun) {
+  TimingConfig config{.number = 3, .repeat = 1, .min_repeat_ms = 100, .warmup = 1};
+  config.cutoff_seconds = 20e-3;
+  // Far past the cutoff: nothing more is run.
+  SyntheticTimer none{.costs = {1}};
+  TimingResult r = TimeKernel([&](int n) { return none.Time(n); }, config, {}, 0.5);
+  EXPECT_TRUE(none.batches.empty());
+  EXPECT_EQ(r.cutoff, Cutoff::kFirstRun);
+  EXPECT_EQ(r.number, 1);
+  EXPECT_DOUBLE_EQ(r.median_seconds, 0.5);
+  // Past it: no warm-up of its own, one run to confirm.
+  SyntheticTimer one{.costs = {50e-3}};
+  r = TimeKernel([&](int n) { return one.Time(n); }, config, {}, 60e-3);
+  EXPECT_EQ(one.batches, (std::vector<int>{1}));
+  EXPECT_EQ(r.cutoff, Cutoff::kNextRun);
+  EXPECT_DOUBLE_EQ(r.median_seconds, 50e-3);
+  // Below it: the whole protocol, without a warm-up of its own.
+  SyntheticTimer fast{.costs = {1e-3}};
+  r = TimeKernel([&](int n) { return fast.Time(n); }, config, {}, 2e-3);
+  EXPECT_EQ(r.cutoff, Cutoff::kNone);
+  ASSERT_GE(fast.batches.size(), 1u);
+  EXPECT_EQ(fast.batches[0], 3);
+  EXPECT_GE(r.number * 1e-3, 0.1);
+}
+
+TEST(TimingTest, CutoffTrustsTheConfirmingRunOverASlowFirstOne) {
+  // A cold first run past the cutoff, warm runs well below it: the whole protocol, grown from
+  // a single run.
+  SyntheticTimer fake{.costs = {60e-3, 5e-3, 5e-3, 5e-3, 5e-3}};
+  TimingConfig config{.number = 3, .repeat = 1, .min_repeat_ms = 100, .warmup = 1};
+  config.cutoff_seconds = 20e-3;
+  TimingResult r = TimeKernel([&](int n) { return fake.Time(n); }, config);
+  ASSERT_GE(fake.batches.size(), 3u);
+  EXPECT_EQ(fake.batches[1], 1);
+  EXPECT_EQ(r.cutoff, Cutoff::kNone);
+  EXPECT_GE(r.number * 5e-3, 0.1);
+  EXPECT_DOUBLE_EQ(r.median_seconds, 5e-3);
 }
 
 TEST(TimingTest, CutoffLeavesAFastKernelTheWholeProtocol) {
@@ -104,8 +150,8 @@ TEST(TimingTest, CutoffLeavesAFastKernelTheWholeProtocol) {
   TimingResult plain = TimeKernel([&](int n) { return without.Time(n); }, config);
   config.cutoff_seconds = 20e-3;
   TimingResult r = TimeKernel([&](int n) { return with.Time(n); }, config);
-  EXPECT_FALSE(r.cut_off);
-  EXPECT_FALSE(plain.cut_off);
+  EXPECT_EQ(r.cutoff, Cutoff::kNone);
+  EXPECT_EQ(plain.cutoff, Cutoff::kNone);
   EXPECT_EQ(with.batches, without.batches);
   EXPECT_EQ(r.number, plain.number);
   EXPECT_EQ(r.seconds_per_run, plain.seconds_per_run);
@@ -121,7 +167,7 @@ TEST(TimingTest, WithoutWarmUpThereIsNoCutoff) {
   config.cutoff_seconds = 20e-3;
   TimingResult r = TimeKernel([&](int n) { return fake.Time(n); }, config);
   EXPECT_EQ(fake.batches, (std::vector<int>{2, 2}));
-  EXPECT_FALSE(r.cut_off);
+  EXPECT_EQ(r.cutoff, Cutoff::kNone);
   EXPECT_EQ(r.seconds_per_run.size(), 2u);
 }
 
@@ -136,6 +182,13 @@ TEST(TimingTest, InvalidConfigIsRejected) {
 TEST(TimingTest, BrokenTimerIsAnError) {
   TimingConfig config{.number = 1, .repeat = 1, .min_repeat_ms = 1, .warmup = 0};
   EXPECT_THROW(TimeKernel([](int) { return -1.0; }, config), Error);
+}
+
+TEST(TimingTest, CutoffNamesRoundTrip) {
+  for (Cutoff c : {Cutoff::kNone, Cutoff::kFirstRun, Cutoff::kNextRun}) {
+    EXPECT_EQ(ParseCutoff(CutoffName(c)), c);
+  }
+  EXPECT_FALSE(ParseCutoff("sometimes").has_value());
 }
 
 TEST(TimingTest, MedianOfEvenAndOddCounts) {
