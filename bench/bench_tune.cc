@@ -10,7 +10,9 @@
 //   4. conv2d NCHW 1x64x56x56, 64 filters 3x3, pad 1, against oneDNN's convolution primitive
 //      on the same NCHW memory (conv2d_vs_onednn) and on the blocked layouts it prefers, the
 //      reorders into them not timed (conv2d_vs_onednn_blocked).
-//   5. Candidates per second over every tuning, with the time split into search, build, run.
+//   5. Candidates per second over every tuning, with the time split into search, build, run
+//      (sandbox, kernel runs, reference check) and idle, and how many the early cutoff timed
+//      from fewer runs (--cutoff-factor).
 //
 // Ratios are library time / Kiln time (above 1: Kiln is faster), each the median over
 // interleaved rounds. --json prints one JSON object on the last line. --trials and the
@@ -24,8 +26,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -97,6 +99,7 @@ struct Options {
   int population = 512;
   int rounds = 3;
   double min_repeat_ms = 100;
+  double cutoff_factor = runtime::MeasureOptions{}.cutoff_factor;
   std::vector<std::string> parts = {"matmul", "curve", "dense", "conv"};
   uint64_t seed = 1;
   bool json = false;
@@ -141,7 +144,6 @@ class RecordingMeasurer : public search::AsyncMeasurer {
   json records_ = json::array();
 };
 
-
 struct Tuned {
   search::TuneReport report;
   search::LocalMeasurerStats measure;
@@ -153,6 +155,7 @@ Tuned Tune(const ir::PrimFunc& workload, const std::string& name, int64_t trials
   search::LocalMeasurerOptions measure;
   measure.measure.num_threads = opt.threads;
   measure.measure.timing.min_repeat_ms = opt.min_repeat_ms;
+  measure.measure.cutoff_factor = opt.cutoff_factor;
   measure.measure.cache_dir = cache_dir;
   search::LocalMeasurer local(measure);
   RecordingMeasurer measurer(local);
@@ -276,12 +279,18 @@ int Run(const Options& opt) {
               {"onednn", OneDnnVersion()}};
   double total_wall = 0, total_search = 0, total_build = 0, total_run = 0;
   int64_t total_trials = 0;
+  search::LocalMeasurerStats total_measure;
   auto account = [&](const Tuned& t) {
     total_wall += t.report.wall_seconds;
     total_search += t.report.search_seconds;
     total_build += t.measure.build_seconds;
     total_run += t.measure.run_seconds;
     total_trials += t.report.total_trials;
+    total_measure.cut_off += t.measure.cut_off;
+    total_measure.sandbox_seconds += t.measure.sandbox_seconds;
+    total_measure.kernel_seconds += t.measure.kernel_seconds;
+    total_measure.check_seconds += t.measure.check_seconds;
+    total_measure.idle_seconds += t.measure.idle_seconds;
   };
   auto curve_json = [](const search::TaskReport& t) {
     json c = json::array();
@@ -427,6 +436,17 @@ int Run(const Options& opt) {
   out["search_s_per_candidate"] = total_trials ? total_search / total_trials : 0;
   out["build_s_per_candidate"] = total_trials ? total_build / total_trials : 0;
   out["run_s_per_candidate"] = total_trials ? total_run / total_trials : 0;
+  // The run split: the sandbox process (of which the kernel's own runs: checked run, warm-up,
+  // timed batches) and the comparison with the reference; the rest is files and waiting.
+  auto per_candidate = [&](double seconds) { return total_trials ? seconds / total_trials : 0; };
+  out["run_sandbox_s_per_candidate"] = per_candidate(total_measure.sandbox_seconds);
+  out["run_kernel_s_per_candidate"] = per_candidate(total_measure.kernel_seconds);
+  out["run_check_s_per_candidate"] = per_candidate(total_measure.check_seconds);
+  // Wall time with neither a build nor a run in flight (waiting for the search, or for the
+  // reference of a new workload).
+  out["measure_idle_s_per_candidate"] = per_candidate(total_measure.idle_seconds);
+  out["cut_off_candidates"] = total_measure.cut_off;
+  out["cutoff_factor"] = opt.cutoff_factor;
 
   for (const auto& [key, value] : out.items()) {
     if (value.is_number() || value.is_string()) std::cout << key << ": " << value << "\n";
@@ -449,6 +469,9 @@ int main(int argc, char** argv) {
   app.add_option("--population", opt.population, "evolutionary search population");
   app.add_option("--rounds", opt.rounds, "interleaved timing rounds against the libraries");
   app.add_option("--min-repeat-ms", opt.min_repeat_ms, "timing of candidates while tuning");
+  app.add_option("--cutoff-factor", opt.cutoff_factor,
+                 "time a candidate this many times slower than the best so far from one or two "
+                 "runs (0: off)");
   app.add_option("--parts", opt.parts, "matmul, curve, dense, conv")->delimiter(',');
   app.add_option("--seed", opt.seed, "seed of the search");
   app.add_flag("--json", opt.json, "one JSON object on the last line");
