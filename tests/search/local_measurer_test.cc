@@ -161,6 +161,52 @@ TEST_F(LocalMeasurerTest, AMachineryFaultIsNotTheCandidates) {
   }
 }
 
+// `text` with the function renamed: the same kernel as another build.
+ir::PrimFunc Renamed(const char* text, const std::string& name) {
+  std::string source = text;
+  size_t def = source.find("def ") + 4;
+  source.replace(def, source.find('(', def) - def, name);
+  return Parse(source.c_str());
+}
+
+TEST_F(LocalMeasurerTest, StatsSplitTheRunAndCountCutOffCandidates) {
+  LocalMeasurerOptions options = Options();
+  // A cutoff at a hundredth of the best: any later candidate's first run is far past it.
+  options.measure.cutoff_factor = 0.01;
+  options.measure.cutoff_min_seconds = 0;
+  LocalMeasurer measurer(options);
+  ir::PrimFunc workload = Parse(kScale);
+  measurer.Submit({{.id = 1, .task_name = "scale", .workload = workload, .scheduled = workload}});
+  std::vector<MeasureResponse> first = CollectAll(measurer, 120);
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_TRUE(first[0].result.ok()) << first[0].result.message;
+  EXPECT_TRUE(first[0].result.message.empty()) << first[0].result.message;
+
+  measurer.Submit({{.id = 2,
+                    .task_name = "scale",
+                    .workload = workload,
+                    .scheduled = Renamed(kScale, "scale_b")},
+                   {.id = 3,
+                    .task_name = "scale",
+                    .workload = workload,
+                    .scheduled = Renamed(kScale, "scale_c")}});
+  std::vector<MeasureResponse> later = CollectAll(measurer, 120);
+  ASSERT_EQ(later.size(), 2u);
+  for (const MeasureResponse& r : later) {
+    ASSERT_TRUE(r.result.ok()) << r.result.message;
+    EXPECT_TRUE(r.result.correctness_checked);
+    EXPECT_EQ(r.result.repeat_seconds.size(), 1u);
+    EXPECT_NE(r.result.message.find("early cutoff"), std::string::npos) << r.result.message;
+  }
+  LocalMeasurerStats stats = measurer.Stats();
+  EXPECT_EQ(stats.run, 3);
+  EXPECT_EQ(stats.cut_off, 2);
+  EXPECT_GT(stats.kernel_seconds, 0);
+  EXPECT_GE(stats.sandbox_seconds, stats.kernel_seconds);
+  EXPECT_GE(stats.run_seconds, stats.sandbox_seconds);
+  EXPECT_GT(stats.check_seconds, 0);
+}
+
 TEST_F(LocalMeasurerTest, CollectReturnsAtOnceWhenNothingIsPending) {
   LocalMeasurer measurer(Options());
   auto start = std::chrono::steady_clock::now();
