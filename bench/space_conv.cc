@@ -27,12 +27,17 @@ std::optional<search::Candidate> HandLikeConvCandidate(const ir::PrimFunc& workl
     extents[i] = *e;
   }
   // n, f, y, x spatial; c, r, s reduction.
-  if (extents[1] % tiles.channels != 0 || extents[3] % tiles.cols != 0) return std::nullopt;
+  if (extents[1] % tiles.channels != 0 || extents[3] % tiles.cols != 0 ||
+      tiles.channels % tiles.lanes != 0) {
+    return std::nullopt;
+  }
+  // The output channels are split by the vector lanes first and the rest tiled.
   std::vector<std::vector<int64_t>> decisions = {
-      {extents[0], 1, 1, 1}, {extents[1] / tiles.channels, 1, 1, tiles.channels},
+      {extents[0], 1, 1, 1}, {extents[1] / tiles.channels, 1, 1, tiles.channels / tiles.lanes},
       {extents[2], 1, 1, 1}, {1, extents[3] / tiles.cols, 1, tiles.cols},
       {extents[4], 1},       {extents[5], 1},
-      {extents[6], 1}};
+      {extents[6], 1},
+  };
   for (const search::Schedule& sketch : space.Sketches(context)) {
     const Trace& trace = sketch.trace();
     const auto& insts = trace.instructions();

@@ -14,9 +14,11 @@
 namespace kiln::bench {
 
 // The candidate for `workload` (Conv2dWorkload with the output width a multiple of
-// tiles.cols and the filters of tiles.channels) tuned for `num_cores`: output channels tiled
-// [K / channels, 1, 1, channels], rows [H, 1, 1, 1], columns [1, W / cols, 1, cols], the
-// reduction [C, 1] [3, 1] [3, 1], the padding left at the root, unroll step `unroll_step`.
+// tiles.cols, the filters of tiles.channels and tiles.channels of tiles.lanes, the vector
+// width of the space's context) tuned for `num_cores`: output channels split by the lanes and
+// the rest tiled [K / channels, 1, 1, channels / lanes], rows [H, 1, 1, 1], columns
+// [1, W / cols, 1, cols], the reduction [C, 1] [3, 1] [3, 1], the padding left at the root,
+// unroll step `unroll_step`.
 // nullopt when the space has no such sketch or the decisions do not replay.
 std::optional<search::Candidate> HandLikeConvCandidate(const ir::PrimFunc& workload,
                                                        const ConvTiles& tiles, int num_cores,

@@ -12,7 +12,9 @@
 // reused operand in one dimension (the output channel) becomes the innermost loop of the
 // register tile, the local write cache is laid out with it innermost and the operand is
 // packed once at the root with it innermost, so the micro-kernel is vectors along it times a
-// broadcast of the other operand, as a library's direct convolution.
+// broadcast of the other operand, as a library's direct convolution. The axis is split by the
+// vector register's lanes before its outer part is tiled, so every sampled tile is whole
+// vectors.
 #include <algorithm>
 
 #include "ir/substitute.h"
@@ -115,7 +117,9 @@ class MultiLevelTiling : public ScheduleRule {
                    "\" needs at least one S and one R");
   }
   std::string Name() const override { return "multi_level_tiling"; }
-  void Initialize(const TuneContext&) override {}
+  void Initialize(const TuneContext& context) override {
+    vector_bytes_ = std::max(1, context.vector_bytes);
+  }
   std::unique_ptr<ScheduleRule> Clone() const override {
     return std::make_unique<MultiLevelTiling>(*this);
   }
@@ -217,25 +221,44 @@ class MultiLevelTiling : public ScheduleRule {
     }
     // tiles[level] holds the loops of that level of the structure, in loop order.
     std::vector<std::vector<LoopRV>> tiles(config_.structure.size());
-    std::optional<LoopRV> axis_tile;  // the axis's loop in the innermost spatial level
+    // The axis's loops in the innermost spatial level, innermost last.
+    std::vector<LoopRV> axis_tiles;
     for (size_t i = 0; i < loops.size(); ++i) {
       char letter = kinds[i] == LoopUseKind::kReduce ? 'R' : 'S';
       int n = letter == 'S' ? num_s_ : num_r_;
-      std::vector<ExprRV> factors =
-          sch.SamplePerfectTile(loops[i], n, config_.max_innermost_factor);
+      LoopRV loop = loops[i];
+      int64_t max_innermost = config_.max_innermost_factor;
+      std::optional<LoopRV> lanes_loop;
+      if (static_cast<int>(i) == axis_loop) {
+        // Whole vectors: the axis is split by the register's lanes first and its outer part
+        // tiled, so that every register tile the sampler draws is a multiple of a vector.
+        int64_t bits = sch.Get(block)->writes[0].buffer->dtype.bits();
+        int64_t lanes = std::max<int64_t>(1, vector_bytes_ * 8 / std::max<int64_t>(8, bits));
+        std::optional<int64_t> extent = ir::AsConstInt(sch.Get(loop)->extent);
+        if (lanes > 1 && extent && *extent % lanes == 0) {
+          std::vector<LoopRV> by_lanes = sch.Split(loop, {std::nullopt, lanes});
+          loop = by_lanes[0];
+          lanes_loop = by_lanes[1];
+          max_innermost = std::max<int64_t>(1, max_innermost / lanes);
+        }
+      }
+      std::vector<ExprRV> factors = sch.SamplePerfectTile(loop, n, max_innermost);
       std::vector<Factor> split(factors.begin(), factors.end());
-      std::vector<LoopRV> parts = sch.Split(loops[i], split);
+      std::vector<LoopRV> parts = sch.Split(loop, split);
       int k = 0;
       for (size_t level = 0; level < config_.structure.size(); ++level) {
         if (config_.structure[level] == letter) tiles[level].push_back(parts[k++]);
       }
-      if (static_cast<int>(i) == axis_loop) axis_tile = parts.back();
+      if (static_cast<int>(i) == axis_loop) {
+        axis_tiles.push_back(parts.back());
+        if (lanes_loop) axis_tiles.push_back(*lanes_loop);
+      }
     }
-    if (axis_tile) {
-      // The axis's register-tile loop innermost: the loop that is vectorized.
+    if (!axis_tiles.empty()) {
+      // The axis's register-tile loops innermost: the loops that are vectorized.
       std::vector<LoopRV>& last = tiles[config_.structure.find_last_of('S')];
-      std::erase_if(last, [&](LoopRV l) { return l.id == axis_tile->id; });
-      last.push_back(*axis_tile);
+      std::erase_if(last, [&](LoopRV l) { return l.id == axis_tiles.front().id; });
+      last.insert(last.end(), axis_tiles.begin(), axis_tiles.end());
     }
     std::vector<LoopRV> order;
     for (const auto& level : tiles) order.insert(order.end(), level.begin(), level.end());
@@ -303,6 +326,7 @@ class MultiLevelTiling : public ScheduleRule {
   }
 
   MultiLevelTilingConfig config_;
+  int vector_bytes_ = 64;
   int num_s_ = 0;
   int num_r_ = 0;
 };

@@ -115,6 +115,17 @@ TEST(RulesTest, MultiLevelTilingAddsAChannelLastSketchOnlyWhereNoOperandIsContig
   Schedule tiled = sketches.back();
   std::vector<LoopRV> loops = tiled.GetLoops(tiled.GetBlock("conv2d_nchw"));
   EXPECT_EQ(tiled.Get(loops.back())->loop_var->name.substr(0, 3), "ff_");
+  // With 4-float vectors (8 output channels split 2 x 4) the channel axis is split by the lanes
+  // before its outer part is tiled: every sampled register tile is whole vectors.
+  std::unique_ptr<ScheduleRule> narrow = MakeMultiLevelTiling();
+  TuneContext context = testing::CpuContext(conv);
+  context.vector_bytes = 16;
+  narrow->Initialize(context);
+  std::vector<std::unique_ptr<ScheduleRule>> rules;
+  rules.push_back(std::move(narrow));
+  std::string split = GenerateSketches(conv, rules).back().trace().AsPython();
+  EXPECT_NE(split.find("factors=[None, 4]"), std::string::npos) << split;
+  EXPECT_EQ(last.find("factors=[None, 4]"), std::string::npos) << last;
   MultiLevelTilingConfig off;
   off.channel_last = false;
   EXPECT_EQ(SketchesOf(MakeMultiLevelTiling(off), conv).size(), sketches.size() - 1);
