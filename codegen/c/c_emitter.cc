@@ -106,6 +106,22 @@ bool Is16BitFloat(DataType t) { return t.is_float() && t.bits() == 16; }
 inline constexpr char kSimdReduction[] = "kiln_simd_reduction";
 // Shorter constant reductions stay serial.
 constexpr int64_t kMinSimdReduction = 8;
+// The most copies an unroll pragma asks for of a loop whose body calls an inline math helper.
+constexpr int64_t kMaxUnrollWithInlineMath = 4;
+
+// Whether `s` calls an intrinsic that the C target computes with an inline helper.
+bool UsesInlineMath(const Stmt& s) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void VisitExpr_(const CallNode* op) override {
+      DataType t = op->dtype;
+      if (HasInlineMath(op->op) && t.is_float() && t.bits() <= 32) found = true;
+      IRVisitor::VisitExpr_(op);
+    }
+  } finder;
+  finder.VisitStmt(s);
+  return finder.found;
+}
 
 // Whether every load in an expression reads contiguously along `var` (index stride 1) or not
 // at all along it, and none reads `acc`: the loads a vectorized reduction may use.
@@ -551,8 +567,13 @@ class CEmitter : public CLikeEmitter {
       opening_loop_ = nullptr;
     } else if (op->for_kind == ForKind::kUnrolled) {
       auto extent = AsConstInt(op->extent);
-      Line() << "#pragma GCC unroll "
-             << (extent && *extent > 0 && *extent < 65535 ? *extent : int64_t{8}) << "\n";
+      int64_t factor = extent && *extent > 0 && *extent < 65535 ? *extent : int64_t{8};
+      // Each inline math call is some twenty instructions: a body with one, copied 128 times,
+      // made GCC take seconds more per candidate for no speed (the vectorizer wants the loop).
+      if (options_.inline_math && UsesInlineMath(op->body)) {
+        factor = std::min<int64_t>(factor, kMaxUnrollWithInlineMath);
+      }
+      Line() << "#pragma GCC unroll " << factor << "\n";
     } else if (op->for_kind == ForKind::kVectorized || op->annotations.count(kPragmaIvdep)) {
       Line() << "#pragma GCC ivdep\n";
     }

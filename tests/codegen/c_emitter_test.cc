@@ -129,6 +129,21 @@ TEST(CEmitterTest, LongUnrolledLoopGetsACompilerPragma) {
   EXPECT_TRUE(Contains(code, "#pragma GCC unroll 8\n  for (int32_t i = 0; i < m; ++i)")) << code;
 }
 
+TEST(CEmitterTest, UnrolledLoopsCallingInlineMathAskForFewCopies) {
+  Buffer a = DeclBuffer("A", kF32, {128});
+  Buffer b = DeclBuffer("B", kF32, {128});
+  Var i("i");
+  PrimFunc f = testing::MakeFunc("f", {a, b},
+                                 For(i, 0, 128, ForKind::kUnrolled,
+                                     BufferStore(b, Call(kF32, "exp", {BufferLoad(a, {i})}), {i})));
+  std::string code = EmitC(Lower(f), "f").code;
+  EXPECT_TRUE(Contains(code, "#pragma GCC unroll 4\n")) << code;
+  CEmitOptions libm;
+  libm.inline_math = false;
+  code = EmitC(Lower(f), "f", libm).code;
+  EXPECT_TRUE(Contains(code, "#pragma GCC unroll 128\n")) << code;
+}
+
 TEST(CEmitterTest, HeapAllocationIsFreed) {
   Var i("i"), n("n");
   Buffer out = DeclBuffer("O", kF32, {1});
