@@ -128,7 +128,11 @@ bool UsesInlineMath(const Stmt& s) {
 class ContiguousLoads : public IRVisitor {
  public:
   ContiguousLoads(const ForNode* loop, const Buffer& acc) : loop_(loop), acc_(acc) {
-    analyzer_.Bind(loop->loop_var, Range{loop->min, loop->extent});
+    try {
+      analyzer_.Bind(loop->loop_var, Range{loop->min, loop->extent});
+    } catch (const Error&) {
+      ok_ = false;  // a range the analyzer cannot take: no rewrite
+    }
   }
   bool ok() const { return ok_; }
   void VisitExpr_(const BufferLoadNode* op) override {
