@@ -3,7 +3,9 @@
 // For each model (the MLP at batch 128, the transformer block, the BERT-base layer at 128
 // tokens, the ResNet-18 stage at 56x56), as a user would run them:
 //   1. `tune run MODEL --trials N --db FILE`: tune every task on this machine.
-//   2. `tune compile` twice: with that database (tuned) and with --no-db (untuned).
+//   2. `tune compile` twice: with that database (tuned; matmul tasks may take a library call,
+//      --library auto by default, the compiler timing both) and with --no-db (untuned, no
+//      library).
 //   3. `tune bench` on each artifact at 1 and 2 threads: median latency, planned peak memory.
 //   4. bench/ort_latency.py in the project's virtual environment: ONNX Runtime at 1 and 2
 //      intra-op threads on inputs of the same shapes, and its peak resident memory growth.
@@ -12,6 +14,7 @@
 // faster); untuned_over_tuned = untuned / tuned at 2 threads (and _1t at 1). peak_bytes is
 // what Kiln's executor holds at its peak (weights, arena, outputs); ort_peak_bytes is how much
 // ONNX Runtime's process grew at its peak (weights, arena, outputs, allocator slack).
+// library_tasks: how many of the tuned artifact's tasks took the library.
 // --json prints one JSON object on the last line, one key per model.
 #include <unistd.h>
 
@@ -47,6 +50,7 @@ struct Options {
   std::string work_dir;
   std::string tune = TUNE_PATH;
   std::string python = KILN_VENV_PYTHON;
+  std::string library = "auto";
   bool keep = false;
   bool json = false;
 };
@@ -106,6 +110,19 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+// Per matmul task of a compile's JSON: how it runs and the two times the compiler measured.
+json LibraryChoices(const json& compiled) {
+  json out = json::array();
+  for (const json& t : compiled.value("tasks", json::array())) {
+    if (t.value("kernel_s", json()).is_null()) continue;
+    out.push_back({{"task", t["name"]},
+                   {"impl", t["impl"]},
+                   {"kernel_s", t["kernel_s"]},
+                   {"library_s", t["library_s"]}});
+  }
+  return out;
+}
+
 json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
   auto start = std::chrono::steady_clock::now();
   int64_t trials =
@@ -129,9 +146,9 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
     std::vector<std::string> argv = {o.tune, "compile",     m.path, "-o",
                                      path,   "--cache-dir", cache,  "--json"};
     if (kind == "tuned") {
-      argv.insert(argv.end(), {"--db", db});
+      argv.insert(argv.end(), {"--db", db, "--library", o.library});
     } else {
-      argv.push_back("--no-db");
+      argv.insert(argv.end(), {"--no-db", "--library", "never"});
     }
     json compiled = LastJson(Run(WithDims(argv, m), 1800));
     if (kind == "tuned") tuned_compile = compiled;
@@ -174,6 +191,9 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
       {"ort_s", {{"1t", ort_1t}, {"2t", ort_2t}}},
       {"tuned_tasks", tuned_compile.value("tuned", 0)},
       {"untuned_tasks", tuned_compile.value("untuned", 0)},
+      {"library_tasks", tuned_compile.value("library", 0)},
+      {"library_policy", o.library},
+      {"library_choices", LibraryChoices(tuned_compile)},
       {"tune_s", tune_s},
       {"seconds", Seconds(start)},
   };
@@ -208,7 +228,7 @@ int Main(const Options& o) {
   }
   json out = json::object();
   std::cout << "model              trials  ORT/Kiln 1t  ORT/Kiln 2t  untuned/tuned  Kiln peak MB"
-               "  ORT peak MB\n";
+               "  ORT peak MB  library tasks\n";
   for (const std::string& name : o.models) {
     json r = BenchModel(o, specs[name], work / name);
     out[name] = r;
@@ -217,7 +237,8 @@ int Main(const Options& o) {
               << "        " << Fixed(r["ort_over_kiln_2t"], 3) << "        "
               << Fixed(r["untuned_over_tuned"], 2) << "          "
               << Fixed(r["peak_bytes"].get<double>() / 1e6, 1) << "          "
-              << Fixed(r["ort_peak_bytes"].get<double>() / 1e6, 1) << std::endl;
+              << Fixed(r["ort_peak_bytes"].get<double>() / 1e6, 1) << "         "
+              << r["library_tasks"].get<int64_t>() << std::endl;
   }
   out["config"] = {{"trials_scale", o.trials_scale},
                    {"trials", o.trials},
@@ -245,6 +266,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--work-dir", o.work_dir, "keep databases and artifacts here");
   app.add_flag("--keep", o.keep, "keep the temporary work folder");
+  app.add_option("--library", o.library,
+                 "tune compile --library of the tuned artifact: auto, never or always");
   app.add_option("--tune", o.tune, "the tune binary");
   app.add_option("--python", o.python, "the Python with onnxruntime (the project's .venv)");
   app.add_flag("--json", o.json, "print one JSON object on the last line");

@@ -215,26 +215,30 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
         graph_kernels.push_back(kernel_of(cand.epilogue_object, t));
         as_library.kernel = 2;
       }
-      VariantTiming timing =
+      VariantTimingOptions timing;
+      timing.threads = options.measure_threads;
+      timing.repeat = options.measure_repeat;
+      timing.min_repeat_ms = options.measure_min_repeat_ms;
+      VariantTiming measured =
           TimeTaskVariants(tasks[t], cand.matmul.written_params, as_kernel, as_library,
-                           graph_kernels, timing_library.path(), {options.measure_threads});
+                           graph_kernels, timing_library.path(), timing);
       c.kernel_tuned = chosen[t].record.has_value();
-      if (timing.measured) {
-        c.kernel_s = timing.kernel_s;
-        c.library_s = timing.library_s;
+      if (measured.measured) {
+        c.kernel_s = measured.kernel_s;
+        c.library_s = measured.library_s;
       }
       std::string versus = std::string(chosen[t].record ? "tuned" : "untuned") + " kernel";
-      if (!timing.agree) {
+      if (!measured.agree) {
         KILN_CHECK(options.library != LibraryPolicy::kAlways, ErrorKind::kInternal,
-                   "compile: task " + tasks[t].name + ": " + timing.note);
-        c.library_note = timing.note;
+                   "compile: task " + tasks[t].name + ": " + measured.note);
+        c.library_note = measured.note;
       } else if (options.library == LibraryPolicy::kAlways) {
         cand.chosen = true;
         c.library_note = "--library always";
-      } else if (!timing.measured) {
-        c.library_note = timing.note;
+      } else if (!measured.measured) {
+        c.library_note = measured.note;
       } else {
-        cand.chosen = timing.library_s < timing.kernel_s;
+        cand.chosen = measured.library_s < measured.kernel_s;
         c.library_note = (cand.chosen ? "library faster than the " : "the ") + versus +
                          (cand.chosen ? "" : " faster than the library");
       }

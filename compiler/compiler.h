@@ -39,6 +39,8 @@ struct CompileOptions {
   LibraryPolicy library = LibraryPolicy::kAuto;
   std::string library_function = "dnnl_sgemm";  // the matmul library (runtime/model)
   int measure_threads = 0;                      // threads when timing variants; 0: every core
+  int measure_repeat = 5;                       // repeats per round of that timing
+  double measure_min_repeat_ms = 10;            // and the least length of a repeat
 };
 
 struct CompiledTask {

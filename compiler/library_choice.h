@@ -1,9 +1,10 @@
 // Timing a matmul task's two variants on this machine at compile time: the task's kernel (tuned
 // or not) and its library variant (task_steps.h), each as a one-task graph run by the model
 // executor from a kernels library already built, on the same random inputs, interleaved and
-// each timed twice (the better median kept), so that the choice sees what the compiled model
-// will run. When one run of each already differs fourfold, those runs are the times. The outputs of
-// the two are compared too: a library variant that disagrees with the kernel is never chosen.
+// each timed twice (the best repeat kept: on a shared machine the median mostly measures the
+// other work), so that the choice sees what the compiled model will run. When the better of two
+// runs of each already differs fourfold, those are the times. The outputs of the two are compared
+// too: a library variant that disagrees with the kernel is never chosen.
 #pragma once
 
 #include <optional>
@@ -34,8 +35,8 @@ struct VariantTimingOptions {
 };
 
 // `kernels` are the graph kernels both lowerings index, their symbols in `library_path` (a
-// kernels library with the thread setter, kernel_library.h). kiln::Error only when the
-// library cannot be loaded; a variant that fails to run is a note.
+// kernels library with the thread setter, kernel_library.h). Never throws kiln::Error: a
+// library that cannot be loaded or a variant that fails to run is a note, with agree false.
 VariantTiming TimeTaskVariants(const ir::relax::transform::ExtractedTask& task,
                                const std::vector<int>& outputs, const TaskLowering& kernel,
                                const TaskLowering& library,

@@ -52,6 +52,9 @@ class CompilerTestBase : public ::testing::Test {
                         LibraryPolicy library = LibraryPolicy::kNever) {
     CompileOptions options;
     options.library = library;
+    // The kernel-or-library timing, as short as it goes: the tests check results, not speed.
+    options.measure_repeat = 1;
+    options.measure_min_repeat_ms = 0;
     options.db = db;
     options.device_key = device_key;
     options.model = name;

@@ -13,6 +13,7 @@
 #include "compiler/library_choice.h"
 #include "compiler/matmul_task.h"
 #include "compiler/task_steps.h"
+#include "ir/functor.h"
 #include "ir/interpreter/interpreter.h"
 #include "ir/text/parser.h"
 #include "runtime/model/library_matmul.h"
@@ -224,6 +225,24 @@ TEST_F(LibraryVariantTest, DenseWithBiasAndGeluMatches) {
   // what is left is one parallel loop nest.
   ir::PrimFunc epilogue = ScheduleEpilogue(MakeEpilogue(f, *m));
   EXPECT_EQ(epilogue->params.size(), f->params.size() + 1);
+  struct Loops : ir::IRVisitor {
+    using IRVisitor::VisitStmt_;
+    void VisitStmt_(const ir::ForNode* op) override {
+      kinds.push_back(op->for_kind);
+      IRVisitor::VisitStmt_(op);
+    }
+    void VisitStmt_(const ir::BlockNode* op) override {
+      blocks += op->name != "root";
+      IRVisitor::VisitStmt_(op);
+    }
+    std::vector<ir::ForKind> kinds;
+    int blocks = 0;
+  } loops;
+  loops.VisitStmt(epilogue->body);
+  // 8 x 32 = 256 elements: 16 parallel iterations of 16 vector lanes, one block left.
+  EXPECT_EQ(loops.kinds,
+            std::vector<ir::ForKind>({ir::ForKind::kParallel, ir::ForKind::kVectorized}));
+  EXPECT_EQ(loops.blocks, 1);
   for (const char* fn : {runtime::model::kDnnlSgemm, runtime::model::kCblasSgemm}) {
     CheckAgainstInterpreter(kDenseGelu, fn);
   }

@@ -3,7 +3,10 @@
 // on the test data committed or generated beside it (make_models.py), and the reference
 // executor's on seeded random inputs. The BERT-base layer runs at 3 and 128 tokens against
 // ONNX Runtime; the reference executor, minutes at full size, checks BERT at 2 tokens and the
-// ResNet-18 stage at 8x8 (the same stage and weights, generated beside BERT).
+// ResNet-18 stage at 8x8 (the same stage and weights, generated beside BERT). Compiled with
+// --library auto (the default: with symbolic dims nothing is timed, so every task keeps its
+// kernel) and with --library always (every matmul task a library call and its epilogue
+// kernel), both are checked.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -70,7 +73,8 @@ class CompiledModel : public ::testing::TestWithParam<ModelCase> {
     std::string entry;
     std::unique_ptr<runtime::model::Executor> executor;
   };
-  Compiled Compile(const std::string& model_dir, const std::string& tag) {
+  Compiled Compile(const std::string& model_dir, const std::string& tag,
+                   compiler::LibraryPolicy library = compiler::LibraryPolicy::kAuto) {
     cli::ModelInput input = cli::LoadModel(model_dir + "/model.onnx");
     Compiled c;
     c.prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
@@ -78,10 +82,18 @@ class CompiledModel : public ::testing::TestWithParam<ModelCase> {
     compiler::CompileOptions options;
     options.model = model_dir;
     options.cache_dir = (dir_ / "cache").string();
+    options.library = library;
     std::string out = (dir_ / (tag + ".kiln")).string();
     compiler::CompileReport report = compiler::CompileModel(c.prepared, c.entry, out, options);
     EXPECT_EQ(report.tuned, 0);
     EXPECT_GT(report.kernels, 0);
+    // Symbolic dims: nothing is timed, so only `always` takes the library (where a model has
+    // matmul tasks: the ResNet stage has none).
+    if (library != compiler::LibraryPolicy::kAlways) {
+      EXPECT_EQ(report.library, 0);
+    } else if (GetParam().name != "resnet_stage") {
+      EXPECT_GT(report.library, 0);
+    }
     c.executor = std::make_unique<runtime::model::Executor>(
         runtime::model::LoadArtifact(out), runtime::model::ExecutorOptions{.threads = 2});
     return c;
@@ -118,17 +130,21 @@ TEST_P(CompiledModel, MatchesOnnxRuntimeAndTheReferenceExecutor) {
   ASSERT_TRUE(fs::exists(c.dir + "/model.onnx"))
       << c.dir << ": the generated ones are made by the generated_models test fixture";
   Compiled compiled = Compile(c.dir, "model");
+  Compiled library = Compile(c.dir, "library", compiler::LibraryPolicy::kAlways);
 
   std::vector<fs::path> sets = DataSets(c.dir);
   ASSERT_FALSE(sets.empty()) << c.dir;
   for (const fs::path& set : sets) {
     std::vector<ir::HostTensor> inputs = ReadTensors(set, "input");
     std::vector<ir::HostTensor> expected = ReadTensors(set, "output");
-    std::vector<ir::HostTensor> actual = compiled.executor->Run(inputs);
-    ASSERT_EQ(actual.size(), expected.size()) << set;
-    for (size_t i = 0; i < expected.size(); ++i) {
-      ir::TensorComparison cmp = ir::CompareTensors(expected[i], actual[i], kRtol, kAtol);
-      EXPECT_TRUE(cmp.ok) << set.string() << ", output " << i << ": " << cmp.message;
+    for (Compiled* model : {&compiled, &library}) {
+      std::vector<ir::HostTensor> actual = model->executor->Run(inputs);
+      ASSERT_EQ(actual.size(), expected.size()) << set;
+      for (size_t i = 0; i < expected.size(); ++i) {
+        ir::TensorComparison cmp = ir::CompareTensors(expected[i], actual[i], kRtol, kAtol);
+        EXPECT_TRUE(cmp.ok) << set.string() << (model == &library ? " (library calls)" : "")
+                            << ", output " << i << ": " << cmp.message;
+      }
     }
   }
 
@@ -146,6 +162,12 @@ TEST_P(CompiledModel, MatchesOnnxRuntimeAndTheReferenceExecutor) {
   ASSERT_EQ(actual.size(), 1u);
   ir::TensorComparison cmp = ir::CompareTensors(reference.tensor(), actual[0], kRtol, kAtol);
   EXPECT_TRUE(cmp.ok) << "random inputs: " << cmp.message;
+  if (c.random_dir.empty()) {
+    std::vector<ir::HostTensor> with_library = library.executor->Run(inputs);
+    ASSERT_EQ(with_library.size(), 1u);
+    cmp = ir::CompareTensors(reference.tensor(), with_library[0], kRtol, kAtol);
+    EXPECT_TRUE(cmp.ok) << "random inputs (library calls): " << cmp.message;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, CompiledModel, ::testing::ValuesIn(Cases()),
