@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -146,7 +147,11 @@ Timings TimeContenders(std::vector<Contender>& contenders, const ContestOptions&
         runtime::TimingResult r =
             opt.cpu_clock ? runtime::TimeKernel(ProcessCpuTimer(c.run, opt.threads[ti]), timing)
                           : runtime::TimeFunction(c.run, timing);
-        seconds[ci][ti].push_back(r.median_seconds);
+        double value = r.median_seconds;
+        if (opt.best_repeat && !r.seconds_per_run.empty()) {
+          value = *std::min_element(r.seconds_per_run.begin(), r.seconds_per_run.end());
+        }
+        seconds[ci][ti].push_back(value);
       }
     }
   }

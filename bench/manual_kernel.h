@@ -53,6 +53,10 @@ struct ContestOptions {
   // work it leaves out the time the threads waited for a core, at the price of counting the
   // time OpenMP and OpenBLAS workers spin. For comparing schedules, not for reported figures.
   bool cpu_clock = false;
+  // Take the fastest repeat of a round instead of the median: on a machine where other work
+  // keeps descheduling threads, the least disturbed run. For comparing on a busy machine (say
+  // so beside the figures), not for reported figures on a quiet one.
+  bool best_repeat = false;
 };
 
 // Interleaved rounds: seconds[contender][thread index][round], each a TimeKernel median.
