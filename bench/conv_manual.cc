@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "bench/matmul_manual.h"
 #include "ir/text/parser.h"
 #include "search/schedule/schedule.h"
 #include "support/error.h"
@@ -66,13 +67,6 @@ ir::PrimFunc Conv2dWorkload(const Conv2dShape& shape) {
 }
 
 namespace {
-
-// Splits `loop` into vectors of `lanes`: the outer part unrolled, the inner vectorized.
-void VectorizeByLanes(Schedule& sch, LoopRV loop, int64_t lanes) {
-  std::vector<LoopRV> parts = sch.Split(loop, {std::nullopt, lanes});
-  sch.Unroll(parts[0]);
-  sch.Vectorize(parts[1]);
-}
 
 // The position of `buffer` among the reads of `block`.
 int ReadIndex(const Schedule& sch, BlockRV block, const std::string& buffer) {

@@ -39,16 +39,11 @@ ir::PrimFunc MatmulWorkload(int64_t m, int64_t n, int64_t k) {
   return ir::ParsePrimFunc(MatmulScript(m, n, k), "matmul.tir");
 }
 
-namespace {
-
-// Splits `loop` into vectors of `lanes`: the outer part unrolled, the inner vectorized.
 void VectorizeByLanes(Schedule& sch, LoopRV loop, int64_t lanes) {
   std::vector<LoopRV> parts = sch.Split(loop, {std::nullopt, lanes});
   sch.Unroll(parts[0]);
   sch.Vectorize(parts[1]);
 }
-
-}  // namespace
 
 search::Trace ManualMatmulTrace(const ir::PrimFunc& workload, const MatmulTiles& tiles) {
   Schedule sch(workload);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ir/function.h"
+#include "search/schedule/schedule.h"
 #include "search/schedule/trace.h"
 
 namespace kiln::bench {
@@ -27,6 +28,10 @@ struct MatmulTiles {
 // Schedules `workload` (MatmulWorkload or the same function at another size) by hand and
 // returns the recorded trace. Throws kiln::Error(kSchedule) when the tiles do not fit.
 search::Trace ManualMatmulTrace(const ir::PrimFunc& workload, const MatmulTiles& tiles = {});
+
+// Splits `loop` into vectors of `lanes`: the outer part unrolled, the inner vectorized (the
+// hand-written schedules' micro-kernels and copies).
+void VectorizeByLanes(search::Schedule& sch, search::LoopRV loop, int64_t lanes);
 
 // The trace's JSON (search::Trace::ToJSON) with one instruction per line, as committed in
 // bench/traces/: diffable, and read back by Trace::FromJSON like any JSON.

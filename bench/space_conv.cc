@@ -1,6 +1,7 @@
 // Choosing the hand-written conv2d schedule's decisions in the cpu design space.
 #include "bench/space_conv.h"
 
+#include "bench/sketch_decisions.h"
 #include "search/space/design_space.h"
 
 namespace kiln::bench {
@@ -47,25 +48,11 @@ std::optional<search::Candidate> HandLikeConvCandidate(const ir::PrimFunc& workl
       channel_last |= insts[i].kind == "TransformLayout" && insts[i - 1].kind == "CacheRead";
     }
     if (!channel_last) continue;
-    Trace chosen = trace;
-    size_t tile = 0;
-    for (size_t i = 0; i < insts.size(); ++i) {
-      if (insts[i].kind == "SamplePerfectTile" && tile < decisions.size()) {
-        chosen = chosen.WithDecision(i, nlohmann::json(decisions[tile++]));
-      } else if (insts[i].kind == "SampleCategorical") {
-        const auto& candidates = insts[i].attrs[0];
-        for (size_t c = 0; c < candidates.size(); ++c) {
-          if (candidates[c].get<int64_t>() == unroll_step) {
-            chosen = chosen.WithDecision(i, nlohmann::json(static_cast<int64_t>(c)));
-          }
-        }
-      } else if (insts[i].kind == "SampleComputeLocation") {
-        // The padding stays a pass of its own at the root.
-        chosen = chosen.WithDecision(i, nlohmann::json(search::kComputeLocationRoot));
-      }
-    }
-    if (tile != decisions.size()) return std::nullopt;
-    return search::ApplyTrace(workload, chosen, space.postprocs, 1, nullptr);
+    // The padding stays a pass of its own at the root.
+    std::optional<Trace> chosen =
+        WithDecisions(trace, {decisions, unroll_step, search::kComputeLocationRoot});
+    if (!chosen) return std::nullopt;
+    return search::ApplyTrace(workload, *chosen, space.postprocs, 1, nullptr);
   }
   return std::nullopt;
 }

@@ -1,6 +1,7 @@
 // Choosing the hand-written GEMM's decisions in the cpu design space.
 #include "bench/space_matmul.h"
 
+#include "bench/sketch_decisions.h"
 #include "search/space/design_space.h"
 
 namespace kiln::bench {
@@ -42,21 +43,9 @@ std::optional<search::Candidate> HandLikeGemmCandidate(const ir::PrimFunc& workl
     // The register tile is written back at the end of the second spatial level: j's second
     // tile loop.
     if (!read_cache || splits.size() < 2 || write_at != splits[1][1]) continue;
-    Trace chosen = trace;
-    size_t tile = 0;
-    for (size_t i = 0; i < insts.size(); ++i) {
-      if (insts[i].kind == "SamplePerfectTile" && tile < decisions.size()) {
-        chosen = chosen.WithDecision(i, nlohmann::json(decisions[tile++]));
-      } else if (insts[i].kind == "SampleCategorical") {
-        const auto& candidates = insts[i].attrs[0];
-        for (size_t c = 0; c < candidates.size(); ++c) {
-          if (candidates[c].get<int64_t>() == 512) {
-            chosen = chosen.WithDecision(i, nlohmann::json(static_cast<int64_t>(c)));
-          }
-        }
-      }
-    }
-    return search::ApplyTrace(workload, chosen, space.postprocs, 1, nullptr);
+    std::optional<Trace> chosen = WithDecisions(trace, {decisions, 512, std::nullopt});
+    if (!chosen) return std::nullopt;
+    return search::ApplyTrace(workload, *chosen, space.postprocs, 1, nullptr);
   }
   return std::nullopt;
 }
