@@ -9,6 +9,9 @@
 
 namespace kiln::compiler {
 
+// Below this many elements an epilogue block runs serially.
+constexpr int64_t kParallelElements = 1 << 15;
+
 ir::PrimFunc MakeEpilogue(const ir::PrimFunc& func, const MatmulTask& matmul) {
   KILN_CHECK(matmul.output_param < 0, ErrorKind::kInternal,
              "epilogue of " + func->name + ": the matmul is the whole task");
@@ -79,12 +82,14 @@ ir::PrimFunc ScheduleEpilogue(const ir::PrimFunc& func) {
           break;
         }
       }
+      // A small epilogue stays on the calling thread: waking the pool costs more than it saves.
+      bool parallel = !extent || *extent >= kParallelElements;
       if (vector == 0) {
-        s.Parallel(fused);
+        if (parallel) s.Parallel(fused);
         continue;
       }
       std::vector<search::LoopRV> parts = s.Split(fused, {std::nullopt, vector});
-      s.Parallel(parts[0]);
+      if (parallel) s.Parallel(parts[0]);
       s.Vectorize(parts[1]);
     } catch (const Error&) {
       // Left as it is: still a correct kernel.

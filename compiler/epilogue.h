@@ -2,8 +2,8 @@
 // matmul's loop nest removed and its product read from a new last parameter, which the
 // library call fills first. Scheduled for the CPU by default rules, since no tuning record is
 // its: intermediates inlined (an expensive intrinsic only into a single consumer), then each
-// remaining block's loops fused, the outer part parallel and an inner part of 16, 8 or 4
-// iterations vectorized where the extent allows.
+// remaining block's loops fused, the outer part parallel (from 32768 elements on; smaller ones
+// stay serial) and an inner part of 16, 8 or 4 iterations vectorized where the extent allows.
 #pragma once
 
 #include "compiler/matmul_task.h"

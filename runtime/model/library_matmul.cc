@@ -13,6 +13,9 @@
 namespace kiln::runtime::model {
 namespace {
 
+// Below this many floating-point operations a matmul call runs on one thread.
+constexpr double kSerialFlop = 4e6;
+
 std::string ShapeText(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -61,6 +64,10 @@ void RunGemms(const MatmulGeometry& g, const std::vector<LibraryTensor>& args, i
   }
   int64_t lda = g.trans_a ? g.m : g.k;
   int64_t ldb = g.trans_b ? g.k : g.n;
+  // A small product runs on the calling thread alone: waking a pool costs more than it saves.
+  double flop = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) *
+                static_cast<double>(g.k) * static_cast<double>(gemms);
+  if (flop < kSerialFlop) threads = 1;
   if (!dnnl) {
     SetOpenBlasThreads(threads);
     for (int64_t i = 0; i < gemms; ++i) {
@@ -72,8 +79,10 @@ void RunGemms(const MatmulGeometry& g, const std::vector<LibraryTensor>& args, i
     }
     return;
   }
-  // oneDNN runs on the OpenMP pool the kernels share; its size follows the executor's.
-  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+  // oneDNN runs on the OpenMP pool the kernels share, sized as the executor's (or 1 above),
+  // restored for the kernels after it.
+  int before = omp_get_max_threads();
+  if (before != threads) omp_set_num_threads(threads);
   char ta = g.trans_a ? 'T' : 'N';
   char tb = g.trans_b ? 'T' : 'N';
   std::atomic<int> failed{0};
@@ -89,6 +98,7 @@ void RunGemms(const MatmulGeometry& g, const std::vector<LibraryTensor>& args, i
   } else {
     for (int64_t i = 0; i < gemms; ++i) one(i);
   }
+  if (before != threads) omp_set_num_threads(before);
   KILN_CHECK(failed == 0, ErrorKind::kRuntime,
              "dnnl_sgemm(" + std::to_string(g.m) + ", " + std::to_string(g.n) + ", " +
                  std::to_string(g.k) + ") failed with status " + std::to_string(failed.load()));

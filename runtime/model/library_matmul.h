@@ -5,7 +5,8 @@
 // [batch..., M, N]. The batch dims are right-aligned to C's; an operand may have fewer, or 1
 // where C has more (broadcast, as attention's matmuls against shared weights). Dense layers
 // with unbatched weights are one GEMM over every row; other batches are one GEMM each, spread
-// over the threads when there are enough of them.
+// over the threads when there are enough of them. A call of under 4 MFLOP runs on the calling
+// thread alone.
 #pragma once
 
 #include <cstdint>
