@@ -124,7 +124,20 @@ class RewriteParallelVectorizeUnroll : public Postproc {
       }
       if (product <= 1) num_vector = 0;
     }
-    if (num_parallel == 0 && num_vector == 0 && budgets.unroll <= 0) return;
+    // An innermost spatial loop longer than the budget (a row that compute-at brought under a
+    // parallel row loop: softmax's exp and scale over 128 columns) still gets one register's
+    // width of it vectorized: split by the lanes, the outer part left serial.
+    int64_t lanes = Lanes(state.entry(index).block());
+    bool split_innermost = false;
+    if (budgets.vectorize >= lanes && lanes > 1 && num_vector == 0 && loops.size() > num_parallel) {
+      const ir::ForNode* loop = state.entry(loops.back()).loop();
+      auto extent = ir::AsConstInt(loop->extent);
+      split_innermost = loop->for_kind == ir::ForKind::kSerial && extent &&
+                        *extent > budgets.vectorize && *extent % lanes == 0 &&
+                        kinds.back() == LoopUseKind::kSpatial &&
+                        state.BlocksUnder(loops.back()).size() == 1;
+    }
+    if (num_parallel == 0 && num_vector == 0 && !split_innermost && budgets.unroll <= 0) return;
     BlockRV block = sch.GetBlock(name);
     std::vector<LoopRV> rvs = sch.GetLoops(block);
     LoopRV outer = rvs.front();
@@ -138,21 +151,27 @@ class RewriteParallelVectorizeUnroll : public Postproc {
       LoopRV vector_loop = group.size() == 1 ? group.front() : sch.Fuse(group);
       // Wider than a register: the C compiler handles a generic vector of several registers
       // badly, so the loop becomes unrolled copies of one register's width.
-      const ir::BlockNode* node = sch.Get(block);
-      int64_t element_bytes =
-          node->writes.empty() ? 4 : std::max(1, node->writes[0].buffer->dtype.bits() / 8);
-      int64_t lanes = std::max<int64_t>(1, vector_bytes_ / element_bytes);
       if (vector_extent > lanes && vector_extent % lanes == 0) {
         std::vector<LoopRV> parts = sch.Split(vector_loop, {std::nullopt, lanes});
         sch.Unroll(parts[0]);
         vector_loop = parts[1];
       }
       sch.Vectorize(vector_loop);
+    } else if (split_innermost) {
+      std::vector<LoopRV> parts = sch.Split(sch.GetLoops(block).back(), {std::nullopt, lanes});
+      sch.Vectorize(parts[1]);
     }
     if (budgets.unroll > 0 && !sch.Get(outer)->annotations.count("pragma_auto_unroll_max_step")) {
       sch.Annotate(outer, "pragma_auto_unroll_max_step", budgets.unroll);
       sch.Annotate(outer, "pragma_unroll_explicit", int64_t{budgets.unroll_explicit ? 1 : 0});
     }
+  }
+
+  // Elements of the block's output in one vector register.
+  int64_t Lanes(const ir::BlockNode* node) const {
+    int64_t element_bytes =
+        node->writes.empty() ? 4 : std::max(1, node->writes[0].buffer->dtype.bits() / 8);
+    return std::max<int64_t>(1, vector_bytes_ / element_bytes);
   }
 
   int vector_bytes_ = 64;
