@@ -297,6 +297,7 @@ void XgbCostModel::Train() {
   }
   if (booster_ != nullptr) XGBoosterFree(booster_);
   booster_ = booster;
+  booster_label_ = options_.label;
   num_rounds_ = best_rounds;
   KILN_LOG_DEBUG("cost model: trained on {} candidates ({} held out), {} rounds, metric {}",
                  samples.size(), num_valid, best_rounds, best_metric);
@@ -306,7 +307,13 @@ std::vector<double> XgbCostModel::PredictRows(const std::vector<FeatureRow>& row
                                               const RowGroups& groups) {
   Matrix m(rows, options_.num_threads);
   std::vector<float> pred = PredictMatrix(booster_, m, false);
-  return PackSum(pred.data(), groups);
+  std::vector<double> scores = PackSum(pred.data(), groups);
+  if (booster_label_ == XgbLabel::kLogThroughput) {
+    // Back to normalized throughput, the scale the search's score-proportional choice of
+    // parents expects (a candidate half as fast is half as likely a parent).
+    for (double& s : scores) s = std::exp2((s - 1) * kLogLabelSpan);
+  }
+  return scores;
 }
 
 std::vector<double> XgbCostModel::Predict(
@@ -355,6 +362,8 @@ std::vector<uint8_t> XgbCostModel::Save() const {
   doc["num_features"] = kNumStoreFeatures;
   doc["trained_samples"] = trained_samples_;
   doc["num_rounds"] = num_rounds_;
+  // Absent in models saved before the logarithmic label: those learnt the throughput.
+  doc["label"] = booster_label_ == XgbLabel::kLogThroughput ? "log_throughput" : "throughput";
   if (booster_ != nullptr) {
     bst_ulong len = 0;
     const char* raw = nullptr;
@@ -391,6 +400,7 @@ void XgbCostModel::Load(const std::vector<uint8_t>& bytes) {
   std::map<uint64_t, Workload> workloads;
   size_t trained_samples = 0;
   int num_rounds = 0;
+  XgbLabel label = XgbLabel::kThroughput;
   BoosterHandle booster = nullptr;
   try {
     if (!doc.is_object() || doc.value("format", "") != kFormat) {
@@ -407,6 +417,11 @@ void XgbCostModel::Load(const std::vector<uint8_t>& bytes) {
     }
     trained_samples = doc.at("trained_samples").get<size_t>();
     num_rounds = doc.at("num_rounds").get<int>();
+    std::string label_name = doc.value("label", "throughput");
+    if (label_name != "throughput" && label_name != "log_throughput") {
+      throw fail("label \"" + label_name + "\", expected throughput or log_throughput");
+    }
+    label = label_name == "log_throughput" ? XgbLabel::kLogThroughput : XgbLabel::kThroughput;
     for (const nlohmann::json& entry : doc.at("workloads")) {
       Workload w;
       w.run_seconds = entry.at("run_seconds").get<std::vector<double>>();
@@ -436,6 +451,16 @@ void XgbCostModel::Load(const std::vector<uint8_t>& bytes) {
       if (Digest(raw) != doc.at("booster_digest").get<uint64_t>()) {
         throw fail("the booster's bytes are damaged (digest mismatch)");
       }
+      // XGBoost trusts the structure of what it loads: a cut document can make it allocate
+      // what a length field claims (gigabytes). A complete UBJSON document is checked first.
+      try {
+        if (!nlohmann::json::from_ubjson(raw).is_object()) {
+          throw fail("booster does not load: not a UBJSON object");
+        }
+      } catch (const nlohmann::json::exception& e) {
+        throw fail(std::string("booster does not load: not a complete UBJSON document (") +
+                   e.what() + ")");
+      }
       XgbCheck(XGBoosterCreate(nullptr, 0, &booster), "XGBoosterCreate");
       if (XGBoosterLoadModelFromBuffer(booster, raw.data(), raw.size()) != 0) {
         throw fail(std::string("booster does not load: ") + XGBGetLastError());
@@ -456,6 +481,7 @@ void XgbCostModel::Load(const std::vector<uint8_t>& bytes) {
   workloads_ = std::move(workloads);
   trained_samples_ = trained_samples;
   num_rounds_ = num_rounds;
+  booster_label_ = label;
 }
 
 std::unique_ptr<search::CostModel> MakeXgbCostModel(const XgbOptions& options) {

@@ -5,7 +5,7 @@
 // trained workload and on a second workload. `--json`: one object on the last line.
 //
 //   bench_cost_model [--json] [--data DIR] [--eval TRAIN[,TEST]] [--show FILE:INDEX]
-//                    [--log-label] [--max-rounds N]
+//                    [--throughput-label] [--max-rounds N]
 //                    [--early-stopping N]
 //                    [--validation F] [--threads N] [--feature-threads N]
 #include <algorithm>
@@ -147,8 +147,8 @@ int Run(int argc, char** argv) {
       json = true;
     } else if (a == "--show" && i + 1 < argc) {
       return Show(argv[++i]);
-    } else if (a == "--log-label") {
-      options.label = XgbLabel::kLogThroughput;
+    } else if (a == "--throughput-label") {
+      options.label = XgbLabel::kThroughput;
     } else if (a == "--eval" && i + 1 < argc) {
       eval = argv[++i];
     } else if (a == "--data" && i + 1 < argc) {
@@ -166,7 +166,7 @@ int Run(int argc, char** argv) {
     } else {
       throw Error(ErrorKind::kParse, "unknown option " + a +
                                          " (use --json, --data DIR, --eval TRAIN[,TEST], "
-                                         "--show FILE:INDEX, --log-label, "
+                                         "--show FILE:INDEX, --throughput-label, "
                                          "--max-rounds N, "
                                          "--early-stopping N, --validation F, --threads N, "
                                          "--feature-threads N)");

@@ -225,7 +225,7 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
     Origin origin =
         picking_random ? Origin::kRandom : (it == origin_.end() ? Origin::kFresh : it->second);
     auto score = score_of.find(c.hash);
-    pending_[c.hash] = {origin, score == score_of.end() ? std::nan("") : score->second};
+    pending_[c.hash] = {origin, score == score_of.end() ? std::nan("") : score->second, round_};
   };
   for (const auto& [score, candidate] : ranked) {
     if (static_cast<int>(out.size()) >= n - num_random) break;
@@ -242,6 +242,10 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
   picking_random = false;
   for (const auto& [score, candidate] : ranked) take(candidate);  // when fresh ran short
 
+  RoundLog& log = round_logs_[round_];
+  log.outstanding = static_cast<int>(out.size());
+  for (const Measured& m : measured_) log.best_before = std::min(log.best_before, m.run_seconds);
+  if (out.empty()) round_logs_.erase(round_);
   int by_origin[3] = {0, 0, 0};
   for (const SearchCandidate& c : out) ++by_origin[static_cast<int>(pending_[c.hash].origin)];
   int pool_mutants = 0;
@@ -276,47 +280,51 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
   return out;
 }
 
-void EvolutionarySearch::Notify(const std::vector<SearchCandidate>& candidates,
-                                const std::vector<double>& run_seconds) {
-  auto start = std::chrono::steady_clock::now();
-  KILN_CHECK(candidates.size() == run_seconds.size(), ErrorKind::kInternal,
-             "Notify: one time per candidate expected");
-  double best_before = std::numeric_limits<double>::infinity();
-  for (const Measured& m : measured_) best_before = std::min(best_before, m.run_seconds);
-  std::vector<double> predicted, throughput;
-  int failed = 0, improved_by[3] = {0, 0, 0}, count_by[3] = {0, 0, 0};
-  double best_in_batch = std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    proposed_.insert(candidates[i].hash);
-    if (run_seconds[i] > 0) measured_.push_back({candidates[i], run_seconds[i]});
-    if (run_seconds[i] <= 0) ++failed;
-    best_in_batch = std::min(best_in_batch, run_seconds[i] > 0 ? run_seconds[i] : best_in_batch);
-    auto it = pending_.find(candidates[i].hash);
-    if (it == pending_.end()) continue;
-    int o = static_cast<int>(it->second.origin);
-    ++count_by[o];
-    if (run_seconds[i] > 0 && run_seconds[i] < best_before) ++improved_by[o];
-    if (!std::isnan(it->second.score)) {
-      predicted.push_back(it->second.score);
-      throughput.push_back(run_seconds[i] > 0 ? 1 / run_seconds[i] : 0);
-    }
-    pending_.erase(it);
-  }
+void EvolutionarySearch::LogRound(int64_t round, const RoundLog& log) const {
   double concordant = 0, discordant = 0;
-  for (size_t i = 0; i < predicted.size(); ++i) {
-    for (size_t j = i + 1; j < predicted.size(); ++j) {
-      double d = (predicted[i] - predicted[j]) * (throughput[i] - throughput[j]);
+  for (size_t i = 0; i < log.predicted.size(); ++i) {
+    for (size_t j = i + 1; j < log.predicted.size(); ++j) {
+      double d = (log.predicted[i] - log.predicted[j]) * (log.throughput[i] - log.throughput[j]);
       if (d > 0) ++concordant;
       if (d < 0) ++discordant;
     }
   }
   KILN_LOG_DEBUG(
-      "evolutionary {} results: {} measured ({} failed); fresh/mutant/random {}/{}/{}, beating "
-      "the best before {}/{}/{}; best of batch {:.3g} s, best before {:.3g} s; predicted vs "
-      "measured tau {:.3f}",
-      context_.task_name, candidates.size(), failed, count_by[0], count_by[1], count_by[2],
-      improved_by[0], improved_by[1], improved_by[2], best_in_batch, best_before,
+      "evolutionary {} round {} measured ({} failed): fresh/mutant/random {}/{}/{}, beating "
+      "the best before the round {}/{}/{}; best of the round {:.3g} s, best before {:.3g} s; "
+      "predicted vs measured tau {:.3f}",
+      context_.task_name, round, log.failed, log.count_by[0], log.count_by[1], log.count_by[2],
+      log.improved_by[0], log.improved_by[1], log.improved_by[2], log.best, log.best_before,
       concordant + discordant > 0 ? (concordant - discordant) / (concordant + discordant) : 0.0);
+}
+
+void EvolutionarySearch::Notify(const std::vector<SearchCandidate>& candidates,
+                                const std::vector<double>& run_seconds) {
+  auto start = std::chrono::steady_clock::now();
+  KILN_CHECK(candidates.size() == run_seconds.size(), ErrorKind::kInternal,
+             "Notify: one time per candidate expected");
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    proposed_.insert(candidates[i].hash);
+    if (run_seconds[i] > 0) measured_.push_back({candidates[i], run_seconds[i]});
+    auto it = pending_.find(candidates[i].hash);
+    if (it == pending_.end()) continue;
+    const Proposal p = it->second;
+    RoundLog& log = round_logs_[p.round];
+    int o = static_cast<int>(p.origin);
+    ++log.count_by[o];
+    if (run_seconds[i] <= 0) ++log.failed;
+    if (run_seconds[i] > 0 && run_seconds[i] < log.best_before) ++log.improved_by[o];
+    if (run_seconds[i] > 0) log.best = std::min(log.best, run_seconds[i]);
+    if (!std::isnan(p.score)) {
+      log.predicted.push_back(p.score);
+      log.throughput.push_back(run_seconds[i] > 0 ? 1 / run_seconds[i] : 0);
+    }
+    pending_.erase(it);
+    if (--log.outstanding == 0) {
+      LogRound(p.round, log);
+      round_logs_.erase(p.round);
+    }
+  }
   if (model_ && !candidates.empty()) {
     std::vector<CostModelCandidate> view;
     for (const SearchCandidate& c : candidates) view.push_back({&c.scheduled});

@@ -7,6 +7,8 @@
 // Without a model every score is equal: selection and ranking are random.
 #pragma once
 
+#include <limits>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -49,7 +51,19 @@ class EvolutionarySearch : public SearchStrategy {
   struct Proposal {
     Origin origin;
     double score;
+    int64_t round;
   };
+  // What a round's measured candidates showed, logged once all of them are heard.
+  struct RoundLog {
+    int outstanding = 0;
+    int failed = 0;
+    int count_by[3] = {0, 0, 0};
+    int improved_by[3] = {0, 0, 0};
+    double best = std::numeric_limits<double>::infinity();
+    double best_before = std::numeric_limits<double>::infinity();
+    std::vector<double> predicted, throughput;
+  };
+  void LogRound(int64_t round, const RoundLog& log) const;
   std::vector<SearchCandidate> SampleFresh(int wanted, int min_valid);
   std::vector<double> Score(const std::vector<SearchCandidate>& population);
   std::vector<SearchCandidate> NextGeneration(const std::vector<SearchCandidate>& population,
@@ -74,6 +88,7 @@ class EvolutionarySearch : public SearchStrategy {
   std::unordered_set<uint64_t> proposed_;
   std::unordered_map<uint64_t, Origin> origin_;     // of candidates met in the current round
   std::unordered_map<uint64_t, Proposal> pending_;  // proposed, not yet measured
+  std::map<int64_t, RoundLog> round_logs_;
   int64_t round_ = 0;
   int64_t gen_failed_ = 0, gen_duplicate_ = 0;  // children lost in the current round
   SearchStats stats_;

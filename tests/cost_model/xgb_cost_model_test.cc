@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -184,6 +185,55 @@ TEST(XgbCostModelTest, SavedModelWarmStartsANewOne) {
   second.Update(Context(d), Candidates(d, 150, 180), Times(d, 150, 180));
   EXPECT_EQ(second.trained_samples(), 180u);
   EXPECT_EQ(second.Save().size() > bytes.size(), true);
+}
+
+// Scores are normalized throughput whatever the model learnt: a model trained on the
+// logarithmic label turns its sums back, and one saved before the label was recorded (it
+// learnt the throughput itself) is read as such.
+TEST(XgbCostModelTest, ScoresAreNormalizedThroughputWhateverTheLabel) {
+  const Dataset& d = Matmul();
+  for (XgbLabel label : {XgbLabel::kThroughput, XgbLabel::kLogThroughput}) {
+    XgbOptions options;
+    options.label = label;
+    XgbCostModel model(options);
+    model.Update(Context(d), Candidates(d, 0, 200), Times(d, 0, 200));
+    std::vector<double> scores = model.Predict(Context(d), Candidates(d, 0, 200));
+    // The fastest training candidate scores near 1, a candidate 100 times slower near 0.01.
+    size_t fastest = 0, slow = 0;
+    for (size_t i = 0; i < 200; ++i) {
+      if (d.run_seconds[i] > 0 && d.run_seconds[i] < d.run_seconds[fastest]) fastest = i;
+    }
+    for (size_t i = 0; i < 200; ++i) {
+      if (d.run_seconds[i] > 80 * d.run_seconds[fastest]) slow = i;
+    }
+    ASSERT_GT(slow, 0u);
+    EXPECT_NEAR(scores[fastest], 1.0, 0.25) << static_cast<int>(label);
+    EXPECT_LT(scores[slow], 0.05) << static_cast<int>(label);
+  }
+  XgbOptions log_options;
+  log_options.label = XgbLabel::kLogThroughput;
+  XgbCostModel trained(log_options);
+  trained.Update(Context(d), Candidates(d, 0, 200), Times(d, 0, 200));
+  std::vector<double> expected = trained.Predict(Context(d), Candidates(d, 200, 250));
+  nlohmann::json doc = nlohmann::json::from_cbor(trained.Save());
+  EXPECT_EQ(doc.at("label"), "log_throughput");
+  // Loaded by a model whose own option differs, the saved label decides.
+  XgbOptions throughput_options;
+  throughput_options.label = XgbLabel::kThroughput;
+  XgbCostModel loaded(throughput_options);
+  loaded.Load(trained.Save());
+  EXPECT_EQ(loaded.Predict(Context(d), Candidates(d, 200, 250)), expected);
+  // Without the key (an older save), the sums are the scores.
+  doc.erase("label");
+  std::vector<uint8_t> old_bytes = nlohmann::json::to_cbor(doc);
+  XgbCostModel old(log_options);
+  old.Load(old_bytes);
+  std::vector<double> raw = old.Predict(Context(d), Candidates(d, 200, 250));
+  for (size_t i = 0; i < raw.size(); ++i) {
+    EXPECT_NEAR(raw[i], 1 + std::log2(expected[i]) / kLogLabelSpan, 1e-6) << i;
+  }
+  doc["label"] = "rank";
+  EXPECT_THROW(old.Load(nlohmann::json::to_cbor(doc)), Error);
 }
 
 TEST(XgbCostModelTest, LoadRejectsWhatIsNotASavedModel) {
