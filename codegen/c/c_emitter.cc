@@ -556,10 +556,13 @@ class CEmitter : public CLikeEmitter {
   void EmitLoopPrefix(const ForNode* op) override {
     if (auto it = simd_reductions_.find(op); it != simd_reductions_.end()) {
       // The accumulator is a promoted register: a plain variable the clause can name.
-      std::string acc = PrintExpr(BufferLoad(it->second.acc, {MakeConst(DataType::Int(32), 0)}));
-      if (IsCIdentifier(acc)) {
-        Line() << "#pragma omp simd reduction(" << ReductionIdentifier(it->second) << ":" << acc
-               << ")\n";
+      Expr zero = MakeConst(DataType::Int(32), 0);
+      std::string acc = PrintExpr(BufferLoad(it->second.acc, {zero}));
+      std::string nan =
+          it->second.nan.defined() ? PrintExpr(BufferLoad(it->second.nan, {zero})) : "";
+      if (IsCIdentifier(acc) && (nan.empty() || IsCIdentifier(nan))) {
+        Line() << "#pragma omp simd reduction(" << it->second.op << ":" << acc << ")"
+               << (nan.empty() ? "" : " reduction(max:" + nan + ")") << "\n";
         uses_openmp_ = true;
       }
       return;
@@ -680,16 +683,41 @@ class CEmitter : public CLikeEmitter {
         DeclBuffer(store->buffer->name + "_acc", t, {MakeConst(DataType::Int(32), 1)}, "local");
     Expr zero = MakeConst(DataType::Int(32), 0);
     Expr acc_value = BufferLoad(acc, {zero});
-    Expr folded = clause == "+"     ? Add(acc_value, b)
-                  : clause == "max" ? Max(acc_value, b)
-                                    : Min(acc_value, b);
     Annotations annotations = op->annotations;
     annotations[kSimdReduction] = IntImm(DataType::Int(32), 1);
+    if (clause != "+") {
+      // Max and min: a plain compare-and-pick (one vector max) under OpenMP's own max or min,
+      // and whether a NaN was seen in an int flag reduced by max; the result is NaN where the
+      // flag is set, as the interpreter's NaN-propagating fold gives. A reduction declared on
+      // the NaN-propagating helper kept GCC from vectorizing the loop (softmax's row max
+      // took 40% of the kernel).
+      Buffer nan = DeclBuffer(store->buffer->name + "_nan", DataType::Int(32),
+                              {MakeConst(DataType::Int(32), 1)}, "local");
+      Expr nan_value = BufferLoad(nan, {zero});
+      auto is_nan = [](const Expr& x) {
+        return Select(NE(x, x), IntImm(DataType::Int(32), 1), IntImm(DataType::Int(32), 0));
+      };
+      Expr better = clause == "max" ? GT(b, acc_value) : LT(b, acc_value);
+      Stmt loop = For(op->loop_var, op->min, op->extent, ForKind::kSerial,
+                      SeqStmt({BufferStore(acc, Select(better, b, acc_value), {zero}),
+                               BufferStore(nan, Max(nan_value, is_nan(b)), {zero})}),
+                      op->thread_tag, annotations);
+      Expr result = Select(NE(nan_value, IntImm(DataType::Int(32), 0)),
+                           FloatImm(t, std::numeric_limits<double>::quiet_NaN()), acc_value);
+      Stmt body = Allocate(
+          acc, Allocate(nan, SeqStmt({BufferStore(acc, init ? init->value : a, {zero}),
+                                      BufferStore(nan, is_nan(acc_value), {zero}), loop,
+                                      BufferStore(store->buffer, result, store->indices)})));
+      simd_reductions_[loop.as<ForNode>()] = {acc, clause, nan};
+      EmitStmt(body);
+      simd_reductions_.erase(loop.as<ForNode>());
+      return true;
+    }
     Stmt loop = For(op->loop_var, op->min, op->extent, ForKind::kSerial,
-                    BufferStore(acc, folded, {zero}), op->thread_tag, annotations);
+                    BufferStore(acc, Add(acc_value, b), {zero}), op->thread_tag, annotations);
     Stmt body = Allocate(acc, SeqStmt({BufferStore(acc, init ? init->value : a, {zero}), loop,
                                        BufferStore(store->buffer, acc_value, store->indices)}));
-    simd_reductions_[loop.as<ForNode>()] = {acc, clause};
+    simd_reductions_[loop.as<ForNode>()] = {acc, clause, Buffer()};
     EmitStmt(body);
     simd_reductions_.erase(loop.as<ForNode>());
     return true;
@@ -698,24 +726,8 @@ class CEmitter : public CLikeEmitter {
   struct SimdReduction {
     Buffer acc;
     std::string op;  // the OpenMP reduction operator
+    Buffer nan;      // max and min: the flag of a NaN seen, reduced by max
   };
-
-  // The OpenMP reduction identifier of `r`: + itself; for max and min, a reduction declared on
-  // the kiln_max / kiln_min helper, so that partial results combine as the loop body does
-  // (NaN propagates, as in the interpreter; OpenMP's own max would drop it).
-  std::string ReductionIdentifier(const SimdReduction& r) {
-    if (r.op == "+") return r.op;
-    bool is_min = r.op == "min";
-    DataType t = r.acc->dtype;
-    std::string fn = PrintMinMax(is_min, t, "a", "b");  // declares the helper
-    fn = fn.substr(0, fn.find('('));
-    std::string id = std::string(is_min ? "kiln_rmin_" : "kiln_rmax_") + t.ToString();
-    std::string identity = PrintFloatImm(t, is_min ? std::numeric_limits<double>::infinity()
-                                                   : -std::numeric_limits<double>::infinity());
-    NeedHelper(id, "#pragma omp declare reduction(" + id + " : " + TypeName(t) + " : omp_out = " +
-                       fn + "(omp_out, omp_in)) initializer(omp_priv = " + identity + ")\n");
-    return id;
-  }
 
   void NeedHelper(const std::string& name, const std::string& definition) {
     if (helper_names_.insert(name).second) helpers_.push_back(definition);
