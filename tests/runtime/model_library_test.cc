@@ -246,5 +246,35 @@ TEST_F(LibraryGraphTest, AnArtifactNamingAnUnknownFunctionIsRefused) {
   }
 }
 
+TEST_F(LibraryGraphTest, AFormatOneManifestStillLoads) {
+  // Format 1 had no library calls and no impl or times per task.
+  std::string dir = dir_ / "chain.kiln";
+  nlohmann::json manifest = nlohmann::json::parse(ReadWholeFile(dir + "/manifest.json"));
+  manifest["format_version"] = 1;
+  for (nlohmann::json& t : manifest["tasks"]) {
+    t.erase("impl");
+    t.erase("kernel_s");
+    t.erase("library_s");
+  }
+  WriteFileAtomically(dir + "/manifest.json", manifest.dump());
+  Artifact a = LoadArtifact(dir);
+  EXPECT_EQ(a.manifest.format_version, 1);
+  ASSERT_EQ(a.manifest.tasks.size(), 2u);
+  EXPECT_EQ(a.manifest.tasks[0].impl, "kernel");
+  EXPECT_FALSE(a.manifest.tasks[0].library_s.has_value());
+  // A task of kind library is format 2's.
+  manifest["tasks"][0]["kind"] = "library";
+  WriteFileAtomically(dir + "/manifest.json", manifest.dump());
+  try {
+    LoadArtifact(dir);
+    FAIL() << "a library task in a format 1 manifest was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kParse);
+    EXPECT_NE(std::string(e.what()).find("tasks[0].kind: kernel or view expected"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kiln::runtime::model
