@@ -172,27 +172,26 @@ int Run(const BenchOptions& o) {
   if (o.json) {
     json input_shapes = json::object();
     for (size_t i = 0; i < shapes.size(); ++i) input_shapes[infos[i].name] = shapes[i];
-    std::cout << json{{"model", o.model},
-                      {"threads", executor->threads()},
-                      {"input_shapes", input_shapes},
-                      {"median_s", result.median_seconds},
-                      {"best_s", best},
-                      {"repeats_s", result.seconds_per_run},
-                      {"runs_per_repeat", result.number},
-                      {"peak_bytes", plan.peak_bytes()},
-                      {"arena_bytes", plan.arena_bytes},
-                      {"lower_bound_bytes", plan.lower_bound_bytes},
-                      {"unshared_bytes", plan.unshared_bytes},
-                      {"output_bytes", plan.output_bytes},
-                      {"constant_bytes", plan.constant_bytes},
-                      {"kernel_calls", plan.kernel_calls},
-                      {"views", plan.views},
-                      {"tuned_tasks", tuned},
-                      {"untuned_tasks", untuned},
-                      {"library_tasks", library},
-                      {"profile", ProfileJson(profile)}}
-                     .dump()
-              << "\n";
+    json out = {{"model", o.model},
+                {"threads", executor->threads()},
+                {"input_shapes", input_shapes},
+                {"median_s", result.median_seconds},
+                {"best_s", best},
+                {"repeats_s", result.seconds_per_run},
+                {"runs_per_repeat", result.number},
+                {"peak_bytes", plan.peak_bytes()},
+                {"arena_bytes", plan.arena_bytes},
+                {"lower_bound_bytes", plan.lower_bound_bytes},
+                {"unshared_bytes", plan.unshared_bytes},
+                {"output_bytes", plan.output_bytes},
+                {"constant_bytes", plan.constant_bytes},
+                {"kernel_calls", plan.kernel_calls},
+                {"views", plan.views},
+                {"tuned_tasks", tuned},
+                {"untuned_tasks", untuned},
+                {"library_tasks", library}};
+    if (o.profile) out["profile"] = ProfileJson(profile);
+    std::cout << out.dump() << "\n";
   }
   return 0;
 }
