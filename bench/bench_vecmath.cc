@@ -3,14 +3,18 @@
 // (1x12x128x128), layer_norm (1x128x768) and the GELU epilogue of its 768x3072 dense layer
 // (erf over 128x3072). Each kernel is built twice from the same lowered function, once with
 // CEmitOptions{inline_math = false, simd_reductions = false} ("libm") and once with the
-// defaults ("kiln"), as written (untuned) and with the transcendental loops vectorized by 16
-// (the cpu design space's vectorize decision); the two builds' outputs must agree within
+// defaults ("kiln"), as written (untuned), with the transcendental loops vectorized by 16
+// (the cpu design space's vectorize decision) and, for softmax and layer_norm, as the cpu
+// space's per-row candidate (one parallel row loop holding every stage, the intermediate row
+// in a stack buffer, inner loops vectorized: "per_row"); the two builds' outputs must agree within
 // float32 tolerance, and they are timed in interleaved rounds on one thread.
 //
 //   bench_vecmath [--rounds R] [--repeat N] [--min-repeat-ms MS] [--cpu-clock] [--json]
 //
 // Ratios: libm time / kiln time (above 1: the inline math is faster). With --json the last
 // line is one JSON object with every case.
+#include <omp.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +33,8 @@
 #include "runtime/cpu_module.h"
 #include "runtime/kernel_args.h"
 #include "search/schedule/schedule.h"
+#include "search/space/candidate.h"
+#include "search/space/design_space.h"
 
 namespace kiln::bench {
 namespace {
@@ -120,6 +126,7 @@ struct Task {
   const char* name;
   const char* text;
   std::vector<std::string> vectorized_blocks;  // blocks whose innermost loop is vectorized
+  int64_t row_loop = -1;  // the output's row loop, for the per-row candidate (-1: none)
 };
 
 // The innermost loop of each block split by 16 and vectorized.
@@ -130,6 +137,27 @@ ir::PrimFunc Vectorized(const ir::PrimFunc& f, const std::vector<std::string>& b
     sch.Vectorize(sch.Split(loops.back(), {std::nullopt, 16})[1]);
   }
   return sch.func();
+}
+
+// The cpu design space's candidate a person would write: its first sketch with every
+// sampled compute location at loop `row` of the consumer (every stage computed per row inside
+// one parallel row loop) and no unrolling; the tile decisions of seed 1.
+ir::PrimFunc PerRow(const ir::PrimFunc& f, int64_t row) {
+  search::TuneContext context;
+  context.workload = f;
+  context.task_name = f->name;
+  context.num_cores = 2;
+  search::DesignSpace space = search::MakeDesignSpace("cpu");
+  space.Initialize(context);
+  search::Trace trace = space.Sketches(context).front().trace();
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const std::string& kind = trace.instructions()[i].kind;
+    if (kind == "SampleComputeLocation") trace = trace.WithDecision(i, row);
+    if (kind == "SampleCategorical") trace = trace.WithDecision(i, 0);
+  }
+  std::optional<search::Candidate> c = search::ApplyTrace(f, trace, space.postprocs, 1, nullptr);
+  KILN_CHECK(c.has_value(), ErrorKind::kSchedule, f->name + ": the per-row candidate failed");
+  return c->scheduled;
 }
 
 struct Built {
@@ -168,8 +196,8 @@ int Main(int argc, char** argv) {
   build.cache_dir = dir_template;
 
   const std::vector<Task> tasks = {
-      {"softmax", kSoftmax, {"T_softmax_exp", "T_softmax_norm"}},
-      {"layer_norm", kLayerNorm, {"T_layer_norm"}},
+      {"softmax", kSoftmax, {"T_softmax_exp", "T_softmax_norm"}, 2},
+      {"layer_norm", kLayerNorm, {"T_layer_norm"}, 1},
       {"gelu_3072", kGelu, {"B"}},
   };
   codegen::CEmitOptions libm;
@@ -182,8 +210,12 @@ int Main(int argc, char** argv) {
   int count = 0;
   for (const Task& task : tasks) {
     ir::PrimFunc f = ir::ParsePrimFunc(task.text, task.name);
-    for (bool vectorize : {false, true}) {
-      ir::PrimFunc scheduled = vectorize ? Vectorized(f, task.vectorized_blocks) : f;
+    for (const char* schedule : {"untuned", "vectorized", "per_row"}) {
+      std::string mode = schedule;
+      if (mode == "per_row" && task.row_loop < 0) continue;
+      ir::PrimFunc scheduled = mode == "untuned"      ? f
+                               : mode == "vectorized" ? Vectorized(f, task.vectorized_blocks)
+                                                      : PerRow(f, task.row_loop);
       std::string tag = std::to_string(count++);
       Built slow = Build(scheduled, libm, "kiln_libm_" + tag, build);
       Built fast = Build(scheduled, {}, "kiln_inline_" + tag, build);
@@ -209,14 +241,15 @@ int Main(int argc, char** argv) {
       all_agree = all_agree && cmp.ok;
 
       std::vector<Contender> contenders = {
-          {"libm", [](int) {}, [&] { runtime::CallKernel(slow.fn, slow.signature, slow_packed); }},
-          {"kiln", [](int) {}, [&] { runtime::CallKernel(fast.fn, fast.signature, fast_packed); }},
+          {"libm", omp_set_num_threads,
+           [&] { runtime::CallKernel(slow.fn, slow.signature, slow_packed); }},
+          {"kiln", omp_set_num_threads,
+           [&] { runtime::CallKernel(fast.fn, fast.signature, fast_packed); }},
       };
       Timings seconds = TimeContenders(contenders, contest);
       double libm_s = runtime::Median(seconds[0][0]);
       double kiln_s = runtime::Median(seconds[1][0]);
       double ratio = MedianRatio(seconds, 0, 1, 0);
-      const char* schedule = vectorize ? "vectorized" : "untuned";
       std::printf("%-12s %-10s %12.1f %12.1f %8.2f  %s\n", task.name, schedule, libm_s * 1e6,
                   kiln_s * 1e6, ratio, cmp.ok ? "agree" : cmp.message.c_str());
       cases.push_back({{"task", task.name},

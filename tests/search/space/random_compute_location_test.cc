@@ -197,7 +197,7 @@ TEST_F(RandomComputeLocationTest, SoftmaxPerRowIsACandidateWithARowBufferOnTheSt
   // exp(x - max) is one row on each thread's stack, nothing on the heap.
   EXPECT_NE(code.find("float T_softmax_exp[128] __attribute__((aligned(64)));"), std::string::npos)
       << code;
-  EXPECT_EQ(code.find("malloc"), std::string::npos) << code;
+  EXPECT_EQ(code.find("kiln_alloc("), std::string::npos) << code;
   EXPECT_EQ(BuildAndCompare(f), "") << code;
 }
 
@@ -211,7 +211,7 @@ TEST_F(RandomComputeLocationTest, LayerNormPerRowIsACandidate) {
   EXPECT_NE(skeleton.find("in 4 parallel"), std::string::npos);
   EXPECT_NE(skeleton.find("vectorized\n        block T_layer_norm "), std::string::npos);
   std::string code = Emit(c->scheduled);
-  EXPECT_EQ(code.find("malloc"), std::string::npos) << code;
+  EXPECT_EQ(code.find("kiln_alloc("), std::string::npos) << code;
   EXPECT_EQ(BuildAndCompare(f), "") << code;
 }
 
