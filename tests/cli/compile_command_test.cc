@@ -1,6 +1,7 @@
 // `tune compile`, `tune infer` and `tune bench` run as a user runs them: the MLP compiled
-// without a database, run on its committed test input through .npy files (the output must be
-// the committed one), benchmarked, and refused once its manifest names another device.
+// without a database (its kernels untuned, or every matmul task as a library call), run on its
+// committed test input through .npy files (the output must be the committed one), benchmarked
+// and profiled, and refused once its manifest names another device.
 #include <gtest/gtest.h>
 
 #include "ir/frontend/onnx/tensor_proto.h"
@@ -16,42 +17,51 @@ class CompileCommandTest : public testing::TuneProcessTest {
   std::string Data(const std::string& file) const {
     return std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/test_data_set_0/" + file;
   }
-  // Compiles the MLP (batch 4, the test data's) into DIR/mlp.kiln.
-  std::string CompileMlp() {
+  // Compiles the MLP (batch 4, the test data's) into DIR/mlp.kiln with `--library POLICY`
+  // ("never" keeps the choice out of the timing: every task an untuned kernel).
+  std::string CompileMlp(const std::string& library = "never") {
     std::string artifact = (dir_ / "mlp.kiln").string();
-    runtime::ProcessResult run =
-        RunTune("compile",
-                {std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/model.onnx", "--target",
-                 "llvm", "--no-db", "--dim", "batch=4", "-o", artifact, "--json"},
-                {}, 300);
+    runtime::ProcessResult run = RunTune(
+        "compile",
+        {std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/model.onnx", "--target", "llvm",
+         "--no-db", "--library", library, "--dim", "batch=4", "-o", artifact, "--json"},
+        {}, 300);
     EXPECT_TRUE(run.ok()) << run.output;
     nlohmann::json j = LastJson(run);
-    EXPECT_EQ(j["kernels"], 3);
-    EXPECT_EQ(j["untuned"], 3);
     EXPECT_EQ(j["bound_dims"]["batch"], 4);
-    EXPECT_NE(run.output.find("untuned: fused_linear_relu, fused_linear1_relu1, linear2"),
-              std::string::npos)
-        << run.output;
+    if (library == "never") {
+      EXPECT_EQ(j["kernels"], 3);
+      EXPECT_EQ(j["untuned"], 3);
+      EXPECT_EQ(j["library"], 0);
+      EXPECT_NE(run.output.find("untuned: fused_linear_relu, fused_linear1_relu1, linear2"),
+                std::string::npos)
+          << run.output;
+    }
     return artifact;
+  }
+
+  // `tune infer` on the committed input; the output must be the committed one.
+  void ExpectInferReproducesTheTestData(const std::string& artifact) {
+    std::string input = (dir_ / "x.npy").string();
+    runtime::model::WriteNpy(input,
+                             ir::frontend::onnx::ReadTensorProtoFile(Data("input_0.pb")).value);
+    runtime::ProcessResult run = RunTune(
+        "infer", {artifact, "--input", "x=" + input, "--output", (dir_ / "out").string(), "--json"},
+        {}, 120);
+    ASSERT_TRUE(run.ok()) << run.output;
+    nlohmann::json j = LastJson(run);
+    ASSERT_EQ(j["outputs"].size(), 1u);
+    ir::HostTensor actual = runtime::model::ReadNpy(j["outputs"][0]["path"]);
+    ir::HostTensor expected = ir::frontend::onnx::ReadTensorProtoFile(Data("output_0.pb")).value;
+    ir::TensorComparison c = ir::CompareTensors(expected, actual, 1e-4, 1e-5);
+    EXPECT_TRUE(c.ok) << c.message;
   }
 };
 
 TEST_F(CompileCommandTest, InferReproducesTheTestDataThroughNpyFiles) {
   std::string artifact = CompileMlp();
+  ExpectInferReproducesTheTestData(artifact);
   std::string input = (dir_ / "x.npy").string();
-  runtime::model::WriteNpy(input,
-                           ir::frontend::onnx::ReadTensorProtoFile(Data("input_0.pb")).value);
-  runtime::ProcessResult run = RunTune(
-      "infer", {artifact, "--input", "x=" + input, "--output", (dir_ / "out").string(), "--json"},
-      {}, 120);
-  ASSERT_TRUE(run.ok()) << run.output;
-  nlohmann::json j = LastJson(run);
-  ASSERT_EQ(j["outputs"].size(), 1u);
-  ir::HostTensor actual = runtime::model::ReadNpy(j["outputs"][0]["path"]);
-  ir::HostTensor expected = ir::frontend::onnx::ReadTensorProtoFile(Data("output_0.pb")).value;
-  ir::TensorComparison c = ir::CompareTensors(expected, actual, 1e-4, 1e-5);
-  EXPECT_TRUE(c.ok) << c.message;
-
   runtime::ProcessResult wrong = RunTune(
       "infer", {artifact, "--input", "y=" + input, "--output", (dir_ / "out").string()}, {}, 60);
   EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
@@ -76,6 +86,24 @@ TEST_F(CompileCommandTest, BenchReportsLatencyAndMemory) {
   // Two intermediates of 4 x 128 floats, live at once at the middle step.
   EXPECT_EQ(j["arena_bytes"], 2 * 4 * 128 * 4);
   EXPECT_GE(j["peak_bytes"].get<int64_t>(), j["arena_bytes"].get<int64_t>());
+}
+
+TEST_F(CompileCommandTest, LibraryCallsReproduceTheTestDataAndShowInTheProfile) {
+  std::string artifact = CompileMlp("always");
+  ExpectInferReproducesTheTestData(artifact);
+  runtime::ProcessResult run = RunTune("bench",
+                                       {artifact, "--threads", "1", "--repeat", "2", "--warmup",
+                                        "1", "--min-repeat-ms", "1", "--profile", "--json"},
+                                       {}, 120);
+  ASSERT_TRUE(run.ok()) << run.output;
+  nlohmann::json j = LastJson(run);
+  ASSERT_TRUE(j["profile"].is_array()) << j.dump();
+  int library_nodes = 0;
+  for (const nlohmann::json& node : j["profile"]) {
+    if (node["kind"] == "library") ++library_nodes;
+  }
+  // The MLP's three tasks are dense layers: each one library call.
+  EXPECT_EQ(library_nodes, 3) << j["profile"].dump();
 }
 
 TEST_F(CompileCommandTest, AnArtifactOfAnotherDeviceIsRefused) {

@@ -24,9 +24,12 @@ struct Trained {
   std::unique_ptr<cost_model::XgbCostModel> model;
 };
 
+// Built once and never destroyed: XGBoost's own static objects may be gone by the time a
+// static Booster would be freed at exit (that crashed after every test had passed).
 const Trained& Matmul256() {
-  static const Trained trained = [] {
-    Trained t;
+  static const Trained* trained = [] {
+    auto* t_ptr = new Trained;
+    Trained& t = *t_ptr;
     t.data = cost_model::tools::LoadDataset(
         kiln::testing::SourcePath("tests/data/cost_model/matmul_256.json").string());
     t.model = std::make_unique<cost_model::XgbCostModel>();
@@ -36,9 +39,9 @@ const Trained& Matmul256() {
     std::vector<CostModelCandidate> candidates;
     for (const ir::PrimFunc& f : t.data.scheduled) candidates.push_back({&f});
     t.model->Update(context, candidates, t.data.run_seconds);
-    return t;
+    return t_ptr;
   }();
-  return trained;
+  return *trained;
 }
 
 TuneContext Context(uint64_t seed) {
