@@ -73,23 +73,35 @@ ir::PrimFunc ScheduleEpilogue(const ir::PrimFunc& func) {
         s.Parallel(loops[0]);
         continue;
       }
-      search::LoopRV fused = loops.size() == 1 ? loops[0] : s.Fuse(loops);
-      std::optional<int64_t> extent = ir::AsConstInt(s.Get(fused)->extent);
+      // The innermost axis is split by the vector lanes and the rest fused into one loop over
+      // rows: vector lanes then index a broadcast operand (a bias over the last axis)
+      // contiguously, where splitting one loop fused over every axis would leave a modulo
+      // inside the lanes and the code generator would fall back to scalar code.
+      std::optional<int64_t> inner = ir::AsConstInt(s.Get(loops.back())->extent);
+      std::optional<int64_t> elements = 1;
+      for (const search::LoopRV& l : loops) {
+        std::optional<int64_t> e = ir::AsConstInt(s.Get(l)->extent);
+        elements = e && elements ? std::optional<int64_t>(*elements * *e) : std::nullopt;
+      }
       int64_t vector = 0;
       for (int64_t v : {16, 8, 4}) {
-        if (extent && *extent % v == 0 && *extent >= 2 * v) {
+        if (inner && *inner % v == 0) {
           vector = v;
           break;
         }
       }
       // A small epilogue stays on the calling thread: waking the pool costs more than it saves.
-      bool parallel = !extent || *extent >= kParallelElements;
+      bool parallel = !elements || *elements >= kParallelElements;
       if (vector == 0) {
+        search::LoopRV fused = loops.size() == 1 ? loops[0] : s.Fuse(loops);
         if (parallel) s.Parallel(fused);
         continue;
       }
-      std::vector<search::LoopRV> parts = s.Split(fused, {std::nullopt, vector});
-      if (parallel) s.Parallel(parts[0]);
+      std::vector<search::LoopRV> parts = s.Split(loops.back(), {std::nullopt, vector});
+      std::vector<search::LoopRV> outer(loops.begin(), loops.end() - 1);
+      outer.push_back(parts[0]);
+      search::LoopRV rows = outer.size() == 1 ? outer[0] : s.Fuse(outer);
+      if (parallel) s.Parallel(rows);
       s.Vectorize(parts[1]);
     } catch (const Error&) {
       // Left as it is: still a correct kernel.

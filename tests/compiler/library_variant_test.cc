@@ -8,6 +8,8 @@
 
 #include <filesystem>
 
+#include "codegen/c/c_emitter.h"
+#include "codegen/lower.h"
 #include "compiler/epilogue.h"
 #include "compiler/kernel_library.h"
 #include "compiler/library_choice.h"
@@ -244,6 +246,10 @@ TEST_F(LibraryVariantTest, DenseWithBiasAndGeluMatches) {
   EXPECT_EQ(loops.kinds,
             std::vector<ir::ForKind>({ir::ForKind::kSerial, ir::ForKind::kVectorized}));
   EXPECT_EQ(loops.blocks, 1);
+  // The lanes run over the last axis, so the bias is a contiguous load and erf the vector
+  // form: no scalar fallback.
+  std::string code = codegen::EmitC(codegen::Lower(epilogue), "epilogue").code;
+  EXPECT_NE(code.find("kiln_erf_float32x16("), std::string::npos) << code;
   for (const char* fn : {runtime::model::kDnnlSgemm, runtime::model::kCblasSgemm}) {
     CheckAgainstInterpreter(kDenseGelu, fn);
   }
