@@ -37,7 +37,7 @@ echo "== 3. tune the transformer block's tasks on this CPU ($trials trials; data
 echo
 echo "== 4. compile it with the best records, and untuned"
 "$tune" compile "$model" --dim seq_len=128 --db "$db" -o "$out/tuned.kiln"
-"$tune" compile "$model" --dim seq_len=128 --no-db -o "$out/untuned.kiln" > /dev/null
+"$tune" compile "$model" --dim seq_len=128 --no-db --library never -o "$out/untuned.kiln" > /dev/null
 echo
 echo "== 5. run it: tuned, untuned and ONNX Runtime ($threads threads, seq_len=128)"
 "$tune" bench "$out/tuned.kiln" --threads "$threads" --json | tail -n 1 > "$out/tuned.json"
