@@ -9,12 +9,17 @@
 //   3. `tune bench` on each artifact at 1 and 2 threads: median latency, planned peak memory.
 //   4. bench/ort_latency.py in the project's virtual environment: ONNX Runtime at 1 and 2
 //      intra-op threads on inputs of the same shapes, and its peak resident memory growth.
+// The tuned artifact and ONNX Runtime are timed in interleaved rounds (--rounds: Kiln 1t,
+// ONNX Runtime 1t, Kiln 2t, ONNX Runtime 2t, again), so that a slow stretch of a shared machine
+// falls on both sides; the untuned artifact once.
 //
-// Ratios: ort_over_kiln_Nt = ONNX Runtime latency / Kiln tuned latency (above 1: Kiln is
-// faster); untuned_over_tuned = untuned / tuned at 2 threads (and _1t at 1). peak_bytes is
-// what Kiln's executor holds at its peak (weights, arena, outputs); ort_peak_bytes is how much
-// ONNX Runtime's process grew at its peak (weights, arena, outputs, allocator slack).
-// library_tasks: how many of the tuned artifact's tasks took the library.
+// Ratios: ort_over_kiln_Nt = the median over rounds of ONNX Runtime latency / Kiln tuned
+// latency in that round (above 1: Kiln is faster; each round's ratio is in
+// ort_over_kiln_rounds); latencies are medians over rounds; untuned_over_tuned = untuned / tuned at
+// 2 threads (and _1t at 1). peak_bytes is what Kiln's executor holds at its peak (weights, arena,
+// outputs); ort_peak_bytes is how much ONNX Runtime's process grew at its peak (weights, arena,
+// outputs, allocator slack). library_tasks: how many of the tuned artifact's tasks took the
+// library.
 // --json prints one JSON object on the last line, one key per model.
 #include <unistd.h>
 
@@ -23,10 +28,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "runtime/subprocess.h"
+#include "runtime/timing.h"
 #include "support/error.h"
 
 namespace kiln::bench {
@@ -51,6 +58,7 @@ struct Options {
   std::string tune = TUNE_PATH;
   std::string python = KILN_VENV_PYTHON;
   std::string library = "auto";
+  int rounds = 3;
   bool keep = false;
   bool json = false;
 };
@@ -154,38 +162,48 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
     if (kind == "tuned") tuned_compile = compiled;
   }
 
-  json kiln;  // kiln[kind][threads] = tune bench's JSON
-  for (const auto& [kind, path] : artifacts) {
+  auto kiln_bench = [&](const std::string& kind, int threads) {
+    Note(m.name + ": timing " + kind + " at " + std::to_string(threads) + " thread(s)");
+    std::vector<std::string> argv = {
+        o.tune, "bench", artifacts.at(kind), "--threads", std::to_string(threads), "--json"};
+    // An untuned model can take seconds a run: fewer, shorter repeats.
+    if (kind == "untuned") argv.insert(argv.end(), {"--repeat", "3", "--min-repeat-ms", "0"});
+    return LastJson(Run(argv, 1800));
+  };
+  auto ort_bench = [&](int threads) {
+    Note(m.name + ": ONNX Runtime at " + std::to_string(threads) + " thread(s)");
+    return LastJson(Run({o.python, std::string(KILN_SOURCE_DIR) + "/bench/ort_latency.py", m.path,
+                         "--input", m.ort_input, "--threads", std::to_string(threads)},
+                        600));
+  };
+  json untuned;  // untuned[threads] = tune bench's JSON
+  for (int threads : {1, 2}) untuned[std::to_string(threads)] = kiln_bench("untuned", threads);
+  std::map<int, std::vector<double>> kiln_s, ort_s, ratios;  // by threads, one per round
+  json tuned_last, ort_first;
+  for (int round = 0; round < o.rounds; ++round) {
     for (int threads : {1, 2}) {
-      Note(m.name + ": timing " + kind + " at " + std::to_string(threads) + " thread(s)");
-      std::vector<std::string> argv = {o.tune,  "bench", path, "--threads", std::to_string(threads),
-                                       "--json"};
-      // An untuned model can take seconds a run: fewer, shorter repeats.
-      if (kind == "untuned") argv.insert(argv.end(), {"--repeat", "3", "--min-repeat-ms", "0"});
-      kiln[kind][std::to_string(threads)] = LastJson(Run(argv, 1800));
+      json k = kiln_bench("tuned", threads);
+      json r = ort_bench(threads);
+      kiln_s[threads].push_back(k["median_s"].get<double>());
+      ort_s[threads].push_back(r["latency_s"].get<double>());
+      ratios[threads].push_back(ort_s[threads].back() / kiln_s[threads].back());
+      tuned_last[std::to_string(threads)] = k;
+      if (round == 0) ort_first[std::to_string(threads)] = r;
     }
   }
-  json ort;
-  for (int threads : {1, 2}) {
-    Note(m.name + ": ONNX Runtime at " + std::to_string(threads) + " thread(s)");
-    ort[std::to_string(threads)] =
-        LastJson(Run({o.python, std::string(KILN_SOURCE_DIR) + "/bench/ort_latency.py", m.path,
-                      "--input", m.ort_input, "--threads", std::to_string(threads)},
-                     600));
-  }
-
-  auto median = [](const json& j) { return j["median_s"].get<double>(); };
-  double tuned_1t = median(kiln["tuned"]["1"]), tuned_2t = median(kiln["tuned"]["2"]);
-  double untuned_1t = median(kiln["untuned"]["1"]), untuned_2t = median(kiln["untuned"]["2"]);
-  double ort_1t = ort["1"]["latency_s"].get<double>(), ort_2t = ort["2"]["latency_s"].get<double>();
+  double tuned_1t = runtime::Median(kiln_s[1]), tuned_2t = runtime::Median(kiln_s[2]);
+  double untuned_1t = untuned["1"]["median_s"].get<double>();
+  double untuned_2t = untuned["2"]["median_s"].get<double>();
+  double ort_1t = runtime::Median(ort_s[1]), ort_2t = runtime::Median(ort_s[2]);
   json out = {
-      {"ort_over_kiln_1t", ort_1t / tuned_1t},
-      {"ort_over_kiln_2t", ort_2t / tuned_2t},
+      {"ort_over_kiln_1t", runtime::Median(ratios[1])},
+      {"ort_over_kiln_2t", runtime::Median(ratios[2])},
+      {"ort_over_kiln_rounds", {{"1t", ratios[1]}, {"2t", ratios[2]}}},
       {"untuned_over_tuned", untuned_2t / tuned_2t},
       {"untuned_over_tuned_1t", untuned_1t / tuned_1t},
       {"trials", tuned_run.value("total_trials", trials)},
-      {"peak_bytes", kiln["tuned"]["2"]["peak_bytes"]},
-      {"ort_peak_bytes", ort["1"]["peak_bytes"]},
+      {"peak_bytes", tuned_last["2"]["peak_bytes"]},
+      {"ort_peak_bytes", ort_first["1"]["peak_bytes"]},
       {"kiln_tuned_s", {{"1t", tuned_1t}, {"2t", tuned_2t}}},
       {"kiln_untuned_s", {{"1t", untuned_1t}, {"2t", untuned_2t}}},
       {"ort_s", {{"1t", ort_1t}, {"2t", ort_2t}}},
@@ -242,6 +260,7 @@ int Main(const Options& o) {
   }
   out["config"] = {{"trials_scale", o.trials_scale},
                    {"trials", o.trials},
+                   {"rounds", o.rounds},
                    {"seconds", Seconds(start)},
                    {"work_dir", o.keep ? work.string() : ""}};
   if (!o.keep && o.work_dir.empty()) {
@@ -266,6 +285,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--work-dir", o.work_dir, "keep databases and artifacts here");
   app.add_flag("--keep", o.keep, "keep the temporary work folder");
+  app.add_option("--rounds", o.rounds, "interleaved rounds of Kiln tuned and ONNX Runtime")
+      ->check(CLI::PositiveNumber);
   app.add_option("--library", o.library,
                  "tune compile --library of the tuned artifact: auto, never or always");
   app.add_option("--tune", o.tune, "the tune binary");
