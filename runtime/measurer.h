@@ -54,9 +54,12 @@ struct MeasureOptions {
   // from that run alone when it is ten times past), and its record's message says so. 0: every
   // candidate gets the whole timing protocol.
   double cutoff_factor = 5;
-  // The cutoff is never below this: a single run shorter than about a millisecond is no
-  // time record (timer, thread wake-up and cache noise).
-  double cutoff_min_seconds = 1e-3;
+  // The cutoff is never below this. A single run of a few milliseconds is no time record: a
+  // microsecond transpose's first runs in a fresh sandbox took 5-9 ms (thread pool start,
+  // a descheduled OpenMP thread waiting out a scheduler slice), and with a 1 ms floor every
+  // candidate of such a task was recorded at that, never improving on its untuned kernel. Below
+  // 20 ms the whole protocol costs little anyway.
+  double cutoff_min_seconds = 20e-3;
 };
 
 // What the pipeline made on the way, for tools that show it (`tune kernel`).
