@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "codegen/c/c_math.h"
+#include "codegen/c/c_workspace.h"
 #include "codegen/c_like_emitter.h"
 #include "codegen/passes/ir_utils.h"
 #include "codegen/passes/plan_storage.h"
@@ -90,14 +91,6 @@ static inline uint16_t kiln_f32_to_bf16(float f) {
   return (uint16_t)(bits >> 16);
 }
 static inline float kiln_round_bf16(float f) { return kiln_bf16_to_f32(kiln_f32_to_bf16(f)); }
-)";
-
-const char kAllocHelper[] = R"(static inline void* kiln_alloc(size_t align, size_t bytes) {
-  size_t rounded = (bytes + align - 1) / align * align;
-  void* p = aligned_alloc(align, rounded == 0 ? align : rounded);
-  if (p == NULL) abort();
-  return p;
-}
 )";
 
 bool Is16BitFloat(DataType t) { return t.is_float() && t.bits() == 16; }
@@ -606,11 +599,11 @@ class CEmitter : public CLikeEmitter {
       EmitStmt(op->body);
       return;
     }
-    NeedHelper("kiln_alloc", kAllocHelper);
+    NeedHelper("kiln_alloc", kCWorkspaceHelpers);
     Line() << type << "* " << name << " = (" << type << "*)kiln_alloc(" << align << ", (size_t)"
            << PrintExpr(count) << " * sizeof(" << type << "));\n";
     EmitStmt(op->body);
-    Line() << "free(" << name << ");\n";
+    Line() << "kiln_free(" << name << ");\n";
   }
 
  private:

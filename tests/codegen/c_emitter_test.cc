@@ -156,7 +156,7 @@ TEST(CEmitterTest, HeapAllocationIsFreed) {
   EXPECT_TRUE(
       Contains(code, "float* T = (float*)kiln_alloc(64, (size_t)((int64_t)n) * sizeof(float));"))
       << code;
-  EXPECT_TRUE(Contains(code, "free(T);")) << code;
+  EXPECT_TRUE(Contains(code, "kiln_free(T);")) << code;
   EXPECT_TRUE(Contains(code, "aligned_alloc")) << code;
 }
 

@@ -6,13 +6,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "codegen/c/c_emitter.h"
 #include "codegen/lower.h"
@@ -34,7 +38,9 @@ using Reference = std::function<void(std::vector<ArgValue>&)>;
 // Compiles `source` into a shared object in a fresh temporary folder and loads `symbol`.
 class CompiledKernel {
  public:
-  CompiledKernel(const EmittedSource& source) {
+  // `unloadable`: opened so that Unload closes it for good (only for kernels that start no
+  // OpenMP threads).
+  explicit CompiledKernel(const EmittedSource& source, bool unloadable = false) {
     char dir_template[] = "/tmp/kiln_codegen_XXXXXX";
     char* dir = mkdtemp(dir_template);
     if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -53,7 +59,8 @@ class CompiledKernel {
     }
     // Never unloaded: unloading a kernel that started OpenMP threads would pull libgomp from
     // under its idle workers.
-    handle_ = dlopen((dir_ / "kernel.so").c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    handle_ = dlopen((dir_ / "kernel.so").c_str(),
+                     RTLD_NOW | RTLD_LOCAL | (unloadable ? 0 : RTLD_NODELETE));
     if (handle_ == nullptr) {
       error_ = dlerror();
       return;
@@ -66,6 +73,11 @@ class CompiledKernel {
     std::filesystem::remove_all(dir_, ec);
   }
   const std::string& error() const { return error_; }
+  void Unload() {
+    if (handle_ != nullptr) dlclose(handle_);
+    handle_ = nullptr;
+    fn_ = nullptr;
+  }
   int32_t Call(const std::vector<PackedValue>& args) const {
     return fn_(args.data(), static_cast<int32_t>(args.size()));
   }
@@ -162,7 +174,7 @@ const DataType kF32 = DataType::Float(32);
 
 // B[i, j] = A[i, j] * 2 + 1 through a heap intermediate and a stack array, both used by two
 // loop nests (so that they stay whole at the root).
-TEST(CEndToEndTest, ElementwiseWithAllocations) {
+PrimFunc ElementwiseThroughHeap() {
   Buffer a = DeclBuffer("A", kF32, {128, 160});
   Buffer b = DeclBuffer("B", kF32, {128, 160});
   Buffer tmp = DeclBuffer("T", kF32, {128, 160});  // 80 KiB: heap
@@ -177,7 +189,11 @@ TEST(CEndToEndTest, ElementwiseWithAllocations) {
   Stmt loops =
       SeqStmt({For(i, 0, 128, ForKind::kSerial, For(j, 0, 160, ForKind::kSerial, produce)),
                For(i2, 0, 128, ForKind::kSerial, For(j2, 0, 160, ForKind::kSerial, consume))});
-  PrimFunc f = testing::MakeFunc("elementwise", {a, b}, Root(loops, {tmp, ones}));
+  return testing::MakeFunc("elementwise", {a, b}, Root(loops, {tmp, ones}));
+}
+
+TEST(CEndToEndTest, ElementwiseWithAllocations) {
+  PrimFunc f = ElementwiseThroughHeap();
   std::string code =
       RunAndCompare(f, {Rand(kF32, {128, 160}, 1), HostTensor(kF32, {128, 160})}, [](auto& args) {
         for (int64_t k = 0; k < 128 * 160; ++k) {
@@ -187,6 +203,64 @@ TEST(CEndToEndTest, ElementwiseWithAllocations) {
   EXPECT_NE(code.find("kiln_alloc"), std::string::npos);
   EXPECT_NE(code.find("free("), std::string::npos);
   EXPECT_NE(code.find("float L[160] __attribute__((aligned(64)))"), std::string::npos) << code;
+}
+
+// Heap buffers come from the per-thread workspace pool (codegen/c/c_workspace.h): calls
+// repeated on the main thread and on threads that start and end meanwhile all compute the
+// right values, and a thread that used the pool can end after the library is unloaded
+// (its pool's destructor would otherwise run from unmapped code).
+TEST(CEndToEndTest, HeapBuffersComeFromAPerThreadPool) {
+  PrimFunc f = ElementwiseThroughHeap();
+  EmittedSource source = EmitC(Lower(f), "kiln_pooled");
+  ASSERT_NE(source.code.find("kiln_free(T);"), std::string::npos) << source.code;
+  CompiledKernel kernel(source, /*unloadable=*/true);
+  ASSERT_EQ(kernel.error(), "");
+  // The number of calls whose outputs differ from the interpreter's.
+  auto run = [&](uint64_t seed) {
+    std::vector<ArgValue> inputs = {Rand(kF32, {128, 160}, seed), HostTensor(kF32, {128, 160})};
+    std::vector<ArgValue> expected = CloneArgs(inputs);
+    Interpret(f, expected);
+    std::vector<PackedValue> packed = Pack(source.signature, inputs);
+    if (kernel.Call(packed) != 0) return 1;
+    const auto& want = std::get<HostTensor>(expected[1]);
+    return CompareTensors(want, std::get<HostTensor>(inputs[1]), 1e-6, 1e-6).ok ? 0 : 1;
+  };
+  int failures = 0;
+  for (uint64_t seed = 1; seed <= 3; ++seed) failures += run(seed);
+  std::atomic<int> thread_failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t = uint64_t(t)] {
+      for (uint64_t seed = 10 * t; seed < 10 * t + 3; ++seed) thread_failures += run(seed);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(thread_failures.load(), 0);
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool called = false, unloaded = false;
+  std::thread survivor([&] {
+    int result = run(99);
+    std::unique_lock lock(mutex);
+    thread_failures += result;
+    called = true;
+    changed.notify_all();
+    changed.wait(lock, [&] { return unloaded; });
+  });
+  {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return called; });
+  }
+  kernel.Unload();
+  {
+    std::lock_guard lock(mutex);
+    unloaded = true;
+  }
+  changed.notify_all();
+  survivor.join();
+  EXPECT_EQ(thread_failures.load(), 0);
 }
 
 TEST(CEndToEndTest, MatmulWithInit) {
