@@ -287,6 +287,7 @@ int Run(const Options& opt) {
     total_run += t.measure.run_seconds;
     total_trials += t.report.total_trials;
     total_measure.cut_off += t.measure.cut_off;
+    total_measure.abandoned += t.measure.abandoned;
     total_measure.sandbox_seconds += t.measure.sandbox_seconds;
     total_measure.kernel_seconds += t.measure.kernel_seconds;
     total_measure.check_seconds += t.measure.check_seconds;
@@ -446,6 +447,7 @@ int Run(const Options& opt) {
   // reference of a new workload).
   out["measure_idle_s_per_candidate"] = per_candidate(total_measure.idle_seconds);
   out["cut_off_candidates"] = total_measure.cut_off;
+  out["abandoned_candidates"] = total_measure.abandoned;
   out["cutoff_factor"] = opt.cutoff_factor;
 
   for (const auto& [key, value] : out.items()) {

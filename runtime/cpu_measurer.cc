@@ -144,6 +144,20 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p,
   MeasureResult measured = outcome.measure;
   measured.build_seconds = result.build_seconds;
   measured.build_cache_hit = result.build_cache_hit;
+  if (outcome.cutoff == Cutoff::kAbandoned) {
+    // Stopped in its first run: never checked, and its time is a lower bound.
+    profile->cut_off = profile->abandoned = true;
+    measured.error_kind = MeasureErrorKind::kTimeout;
+    char note[320];
+    std::snprintf(note, sizeof note,
+                  "abandoned by the early cutoff: its first run was still going after %.4g s "
+                  "(%g x the cutoff of %.4g s, %g x the best of this workload so far); outputs "
+                  "not checked, the time is a lower bound",
+                  measured.median_seconds, kCutoffAbandonFactor, cutoff, options_.cutoff_factor);
+    measured.message = note;
+    measured.repeat_seconds.clear();
+    return measured;
+  }
   if (!measured.ok()) {
     measured.repeat_seconds.clear();
     measured.median_seconds = 0;

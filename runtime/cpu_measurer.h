@@ -5,7 +5,9 @@
 // time limit. The outputs are compared with the reference once per (workload, build): a
 // build already found correct is only timed. The best time of each workload so far sets the
 // early cutoff (MeasureOptions::cutoff_factor) of the candidates that follow: one whose
-// checked run is already past it is timed from one more run (runtime/timing.h).
+// checked run is already past it is timed from that run or one more, and one whose checked
+// run goes on far past it is abandoned: a kTimeout result whose median_seconds is how long it
+// ran, a lower bound (runtime/timing.h).
 #pragma once
 
 #include <map>
@@ -52,6 +54,7 @@ class CpuMeasurer : public Measurer {
     double kernel_seconds = 0;   // of that, the kernel's runs (checked run and timing)
     double check_seconds = 0;    // reading the outputs back and comparing them
     bool cut_off = false;        // timed from fewer runs by the early cutoff
+    bool abandoned = false;      // of those, stopped in its first run (a kTimeout result)
   };
   MeasureResult Run(const MeasureCandidate& candidate, Prepared& prepared,
                     RunProfile* profile = nullptr);

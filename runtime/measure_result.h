@@ -19,7 +19,8 @@ enum class MeasureErrorKind {
   kOk,
   kBuildError,    // the compiler rejected the source or ran past its time limit
   kRuntimeError,  // the kernel crashed (the message names the signal) or returned non-zero
-  kTimeout,       // the run passed its wall-clock limit and was killed
+  kTimeout,       // the run passed its wall-clock limit and was stopped; a median_seconds
+                  // above 0 is how long it ran (the early cutoff's abandoned run), a lower bound
   kWrongResult,   // outputs differ from the reference (set by the caller's check)
 };
 

@@ -19,8 +19,9 @@
 
 namespace kiln::runtime {
 
-// 2: the timing's early cutoff, and the result's cutoff and kernel_seconds.
-inline constexpr int kSandboxProtocolVersion = 2;
+// 2: the timing's early cutoff, and the result's cutoff and kernel_seconds. 3: the cutoff
+// "abandoned".
+inline constexpr int kSandboxProtocolVersion = 3;
 
 // The runner's exit status when it could not carry out the request (unreadable or malformed
 // request, arguments that do not match the signature, a tensor file it could not write): a

@@ -3,10 +3,12 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "runtime/cpu_module.h"
 #include "runtime/file_util.h"
 #include "runtime/kernel_args.h"
+#include "runtime/run_watchdog.h"
 #include "support/error.h"
 
 namespace kiln::runtime {
@@ -18,9 +20,32 @@ SandboxResult Failure(MeasureErrorKind kind, std::string message, SandboxResult 
   return result;
 }
 
+// Runs the kernel once and returns its seconds; under the early cutoff's watchdog when
+// `on_abandon` is given and the request has a cutoff.
+double FirstRun(const SandboxRequest& request, const SandboxResult& so_far,
+                const AbandonHandler& on_abandon, const std::function<void()>& run) {
+  std::optional<RunWatchdog> watchdog;
+  double cutoff = request.timing.cutoff_seconds;
+  if (on_abandon && cutoff > 0) {
+    watchdog.emplace(kCutoffAbandonFactor * cutoff, [&](double elapsed) {
+      SandboxResult abandoned = so_far;
+      abandoned.cutoff = Cutoff::kAbandoned;
+      abandoned.median_seconds = elapsed;
+      abandoned.repeat_seconds = {elapsed};
+      abandoned.number = 1;
+      abandoned.kernel_seconds += elapsed;
+      abandoned.outputs.clear();
+      on_abandon(abandoned);
+    });
+  }
+  auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
 
-SandboxResult RunSandboxRequest(const SandboxRequest& request) {
+SandboxResult RunSandboxRequest(const SandboxRequest& request, const AbandonHandler& on_abandon) {
   SandboxResult result;
   result.library_path = request.library_path;
   if (!request.source_path.empty()) {
@@ -46,14 +71,18 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request) {
 
   std::vector<ir::ArgValue> args = MaterializeArgs(request.args);
   std::vector<codegen::PackedValue> packed = PackArguments(signature, args);
+  auto run = [&] { CallKernel(kernel, signature, packed); };
   try {
-    double checked_run_seconds = 0;
+    // The first run (the checked one when outputs are dumped) in the time phase, which the
+    // early cutoff judges.
+    std::optional<double> first_run;
+    if (request.phase == SandboxPhase::kRunOnce) {
+      result.kernel_seconds += FirstRun(request, result, {}, run);
+    } else if (request.dump_outputs || request.timing.warmup > 0) {
+      first_run = FirstRun(request, result, on_abandon, run);
+      result.kernel_seconds += *first_run;
+    }
     if (request.phase == SandboxPhase::kRunOnce || request.dump_outputs) {
-      auto start = std::chrono::steady_clock::now();
-      CallKernel(kernel, signature, packed);
-      checked_run_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      result.kernel_seconds += checked_run_seconds;
       for (size_t i = 0; i < args.size(); ++i) {
         const auto* tensor = std::get_if<ir::HostTensor>(&args[i]);
         if (tensor == nullptr) continue;
@@ -69,12 +98,9 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request) {
       }
     }
     if (request.phase == SandboxPhase::kTime) {
-      // The run whose outputs were dumped already warmed the caches and the kernel's pages:
-      // it is the first warm-up run, also for the early cutoff.
-      std::optional<double> first_run;
-      if (request.dump_outputs) first_run = checked_run_seconds;
-      TimingResult timing =
-          TimeFunction([&] { CallKernel(kernel, signature, packed); }, request.timing, first_run);
+      // The first run (whose outputs were dumped, if they were) already warmed the caches and
+      // the kernel's pages: it is the first warm-up run, also for the early cutoff.
+      TimingResult timing = TimeFunction(run, request.timing, first_run);
       result.repeat_seconds = timing.seconds_per_run;
       result.median_seconds = timing.median_seconds;
       result.number = timing.number;

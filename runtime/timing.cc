@@ -63,12 +63,14 @@ std::string_view CutoffName(Cutoff cutoff) {
       return "first_run";
     case Cutoff::kNextRun:
       return "next_run";
+    case Cutoff::kAbandoned:
+      return "abandoned";
   }
   return "none";
 }
 
 std::optional<Cutoff> ParseCutoff(std::string_view name) {
-  for (Cutoff c : {Cutoff::kNone, Cutoff::kFirstRun, Cutoff::kNextRun}) {
+  for (Cutoff c : {Cutoff::kNone, Cutoff::kFirstRun, Cutoff::kNextRun, Cutoff::kAbandoned}) {
     if (CutoffName(c) == name) return c;
   }
   return std::nullopt;

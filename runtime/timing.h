@@ -10,7 +10,10 @@
 // run, or a run made just before, such as the sandbox's checked run) lasts `cutoff_seconds`
 // or more is timed from one more run, and when that run is past the cutoff too it is the
 // measurement; a first run over kCutoffFirstRunFactor times the cutoff is the measurement
-// by itself (no noise makes a kernel that much slower). The result says which.
+// by itself (no noise makes a kernel that much slower). A runner that can stop a run (the
+// sandbox, runtime/sandbox_runner.h) abandons a first run still going at
+// kCutoffAbandonFactor times the cutoff: its time is then a lower bound. The result says
+// which.
 #pragma once
 
 #include <functional>
@@ -22,16 +25,21 @@ namespace kiln::runtime {
 
 // How the early cutoff shortened a measurement.
 enum class Cutoff {
-  kNone,      // the whole protocol
-  kFirstRun,  // the first run, far past the cutoff, is the measurement
-  kNextRun,   // the first run was past the cutoff; one more run, past it too, is the measurement
+  kNone,       // the whole protocol
+  kFirstRun,   // the first run, far past the cutoff, is the measurement
+  kNextRun,    // the first run was past the cutoff; one more run, past it too, is the measurement
+  kAbandoned,  // the first run was stopped, still going, at kCutoffAbandonFactor x the cutoff
 };
-// "none", "first_run", "next_run".
+// "none", "first_run", "next_run", "abandoned".
 std::string_view CutoffName(Cutoff cutoff);
 std::optional<Cutoff> ParseCutoff(std::string_view name);
 
-// A first run this many times past the cutoff is a measurement by itself.
-inline constexpr double kCutoffFirstRunFactor = 10;
+// A first run this many times past the cutoff is a measurement by itself. In a matmul
+// tuning's first rounds most candidates run 5-200 times slower than the best so far:
+// confirming them, or waiting for them to end, was most of the time spent on candidates.
+inline constexpr double kCutoffFirstRunFactor = 2;
+// A first run still going at this many times the cutoff is stopped (where the runner can).
+inline constexpr double kCutoffAbandonFactor = 4;
 
 struct TimingConfig {
   int number = 3;

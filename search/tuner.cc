@@ -241,6 +241,12 @@ void Tuner::State::Receive(const std::vector<MeasureResponse>& responses) {
     } else if (!ok) {
       std::string kind(runtime::MeasureErrorKindName(result.error_kind));
       if (result.ok()) kind = "unchecked";
+      if (result.error_kind == runtime::MeasureErrorKind::kTimeout && result.median_seconds > 0) {
+        // Abandoned by the early cutoff: far slower than the best, and how much is a lower
+        // bound the strategy learns from; it never becomes the best.
+        kind = "abandoned";
+        round.seconds[flight.index] = result.median_seconds;
+      }
       ++task.errors[kind];
       ++report.errors[kind];
     } else {

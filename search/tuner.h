@@ -69,9 +69,11 @@ struct TaskReport {
   // The best of the task's seeds (measured before this run); 0 when none. The run starts
   // from it: best_seconds is never worse.
   double seeded_seconds = 0;
-  bool done = false;                      // no more trials will be spent on it
-  std::string failure;                    // why it stopped early, if it did
-  std::map<std::string, int64_t> errors;  // measurement outcomes other than ok, by kind
+  bool done = false;    // no more trials will be spent on it
+  std::string failure;  // why it stopped early, if it did
+  // Measurement outcomes other than ok, by kind: the result kinds, "unchecked", "machinery",
+  // and "abandoned" (a timeout of the early cutoff, runtime/timing.h: far slower than the best).
+  std::map<std::string, int64_t> errors;
   // (trials measured, best seconds) each time the best improved.
   std::vector<std::pair<int64_t, double>> curve;
   SearchStats search;

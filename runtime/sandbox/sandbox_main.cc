@@ -3,13 +3,15 @@
 // (runtime/sandbox_protocol.h). The result file is written only when the request was carried
 // out, whole or not at all; a crash leaves none, and the client reads the signal instead. A
 // request it cannot carry out exits with kSandboxFaultExitStatus: the machinery's fault, not
-// the candidate's.
+// the candidate's. A first run that the early cutoff abandons ends the process from the
+// watchdog's thread once its result is written.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "runtime/file_util.h"
 #include "runtime/sandbox_protocol.h"
@@ -40,8 +42,20 @@ int main(int argc, char** argv) {
   using namespace kiln::runtime;
   try {
     SandboxRequest request = RequestFromJson(ReadWholeFile(argv[1]), argv[1]);
-    SandboxResult result = RunSandboxRequest(request);
-    WriteFileAtomically(argv[2], ResultToJson(result));
+    const std::string result_path = argv[2];
+    // The kernel is still running on the main thread: write the result and end the process
+    // with it, as a crash would, without unwinding or running exit handlers.
+    auto on_abandon = [&](const SandboxResult& abandoned) {
+      try {
+        WriteFileAtomically(result_path, ResultToJson(abandoned));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "kiln-sandbox: %s\n", e.what());
+        _exit(kSandboxFaultExitStatus);
+      }
+      _exit(0);
+    };
+    SandboxResult result = RunSandboxRequest(request, on_abandon);
+    WriteFileAtomically(result_path, ResultToJson(result));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kiln-sandbox: %s\n", e.what());
     return kSandboxFaultExitStatus;

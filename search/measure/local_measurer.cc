@@ -168,7 +168,10 @@ void LocalMeasurer::RunLoop() {
           "(sandbox {:.3f}, kernel {:.3f}, check {:.3f})",
           item.request.task_name, item.request.id,
           runtime::MeasureErrorKindName(response.result.error_kind), response.result.median_seconds,
-          response.result.number, profile.cut_off ? " (cut off)" : "",
+          response.result.number,
+          profile.abandoned ? " (abandoned)"
+          : profile.cut_off ? " (cut off)"
+                            : "",
           response.result.build_seconds, seconds, profile.sandbox_seconds, profile.kernel_seconds,
           profile.check_seconds);
       lock.lock();
@@ -177,6 +180,7 @@ void LocalMeasurer::RunLoop() {
       stats_.kernel_seconds += profile.kernel_seconds;
       stats_.check_seconds += profile.check_seconds;
       if (profile.cut_off) ++stats_.cut_off;
+      if (profile.abandoned) ++stats_.abandoned;
       ++stats_.run;
       done_.push_back(std::move(response));
       changed_.notify_all();

@@ -36,6 +36,7 @@ struct LocalMeasurerStats {
   int64_t built = 0;
   int64_t run = 0;
   int64_t cut_off = 0;       // candidates timed from fewer runs by the early cutoff
+  int64_t abandoned = 0;     // of those, stopped in their first run
   double build_seconds = 0;  // code generation and compile, summed over builder threads
   double run_seconds = 0;    // sandboxed runs (timing and the reference check)
   // Parts of run_seconds: the sandbox processes, start to exit; of that, the kernels' runs

@@ -247,11 +247,11 @@ TEST_F(CpuMeasurerTest, BatchesBuildAheadAndKeepTheOrder) {
 }
 
 TEST_F(CpuMeasurerTest, EarlyCutoffTimesASlowCandidateFromOneRunAndSaysSo) {
-  // A cutoff at half the best: every later candidate as slow as the best counts as slow,
-  // whatever the machine's speed.
+  // A cutoff at 0.6 of the best: every later candidate as slow as the best counts as slow,
+  // whatever the machine's speed, and is not far enough past it to be abandoned.
   MeasureOptions options = Options();
   options.timing = {.number = 3, .repeat = 3, .min_repeat_ms = 5, .warmup = 1};
-  options.cutoff_factor = 0.5;
+  options.cutoff_factor = 0.6;
   options.cutoff_min_seconds = 0;
   CpuMeasurer measurer(options);
   ir::PrimFunc workload = Parse(kMatmul);
@@ -293,23 +293,35 @@ TEST_F(CpuMeasurerTest, EarlyCutoffTimesASlowCandidateFromOneRunAndSaysSo) {
   EXPECT_EQ(other.repeat_seconds.size(), 3u);
 }
 
-TEST_F(CpuMeasurerTest, AFirstRunFarPastTheCutoffIsTheRecord) {
-  // A cutoff at a hundredth of the best: a checked run as slow as the best is over ten times
-  // past it, and is the record by itself.
+TEST_F(CpuMeasurerTest, AFirstRunFarPastTheCutoffIsAbandoned) {
+  // A cutoff at a hundredth of the best: a checked run as slow as the best is stopped at four
+  // hundredths of it (tens of milliseconds for this matmul), never checked, and recorded as
+  // a timeout whose time is a lower bound.
   MeasureOptions options = Options();
-  options.timing = {.number = 3, .repeat = 3, .min_repeat_ms = 5, .warmup = 1};
+  options.timing = {.number = 1, .repeat = 1, .min_repeat_ms = 0, .warmup = 1};
   options.cutoff_factor = 0.01;
   options.cutoff_min_seconds = 0;
   CpuMeasurer measurer(options);
-  ir::PrimFunc workload = Parse(kMatmul);
-  ASSERT_TRUE(measurer.Measure({workload, workload}).ok());
-  MeasureResult slow = measurer.Measure({workload, Renamed(kMatmul, "mm_again")});
-  ASSERT_TRUE(slow.ok()) << slow.message;
-  EXPECT_TRUE(slow.correctness_checked);
-  EXPECT_EQ(slow.number, 1);
-  ASSERT_EQ(slow.repeat_seconds.size(), 1u);
-  EXPECT_NE(slow.message.find("early cutoff: timed from its first run alone"), std::string::npos)
-      << slow.message;
+  const char* big = R"(
+@T.prim_func
+def mm(A: T.Buffer((384, 384), "float32"), B: T.Buffer((384, 384), "float32"), C: T.Buffer((384, 384), "float32")):
+    for i, j, k in T.grid(384, 384, 384):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+)";
+  ir::PrimFunc workload = Parse(big);
+  MeasureResult first = measurer.Measure({workload, workload});
+  ASSERT_TRUE(first.ok()) << first.message;
+  MeasureResult slow = measurer.Measure({workload, Renamed(big, "mm_again")});
+  EXPECT_EQ(slow.error_kind, MeasureErrorKind::kTimeout) << slow.message;
+  EXPECT_FALSE(slow.correctness_checked);
+  EXPECT_GT(slow.median_seconds, 0);
+  EXPECT_LT(slow.median_seconds, first.median_seconds);
+  EXPECT_TRUE(slow.repeat_seconds.empty());
+  EXPECT_NE(slow.message.find("abandoned by the early cutoff"), std::string::npos) << slow.message;
 }
 
 TEST_F(CpuMeasurerTest, WithoutCutoffEveryCandidateGetsTheWholeProtocol) {

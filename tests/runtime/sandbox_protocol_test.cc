@@ -116,7 +116,7 @@ TEST(SandboxProtocolTest, InvalidFieldsAreNamed) {
     return text.replace(at, from.size(), to);
   };
   EXPECT_NE(ParseError([&] {
-              ResultFromJson(edit("\"version\": 2", "\"version\": 9"), "r");
+              ResultFromJson(edit("\"version\": 3", "\"version\": 9"), "r");
             }).find("r.version: protocol version 9"),
             std::string::npos);
   EXPECT_NE(ParseError([&] {

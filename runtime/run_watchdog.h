@@ -1,0 +1,36 @@
+// RunWatchdog: calls a function when the code it guards is still running after a time limit.
+// The sandbox guards a candidate's first run with it (the early cutoff's abandoned runs,
+// runtime/timing.h): the function writes the result and ends the process, which is the only
+// safe way to stop a kernel in the middle of a run. A function that returns leaves the run
+// to go on.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace kiln::runtime {
+
+class RunWatchdog {
+ public:
+  // Seconds the guarded code had run when the limit passed.
+  using Expiry = std::function<void(double elapsed_seconds)>;
+
+  // Starts the clock; `on_expiry` runs on the watchdog's own thread.
+  RunWatchdog(double limit_seconds, Expiry on_expiry);
+  // Disarms it: once this returns, `on_expiry` is not running and never will.
+  ~RunWatchdog();
+
+  RunWatchdog(const RunWatchdog&) = delete;
+  RunWatchdog& operator=(const RunWatchdog&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable disarmed_changed_;
+  bool disarmed_ = false;
+  std::thread thread_;
+};
+
+}  // namespace kiln::runtime
