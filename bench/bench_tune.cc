@@ -97,6 +97,7 @@ struct Options {
   int64_t conv_trials = 0;    // 0: --trials / 2
   int threads = 2;
   int population = 512;
+  int rounds_in_flight = search::TunerOptions{}.max_rounds_in_flight;
   int rounds = 3;
   double min_repeat_ms = 100;
   double cutoff_factor = runtime::MeasureOptions{}.cutoff_factor;
@@ -163,6 +164,7 @@ Tuned Tune(const ir::PrimFunc& workload, const std::string& name, int64_t trials
   options.max_trials_global = trials;
   options.strategy = strategy;
   options.evolutionary.population_size = opt.population;
+  options.max_rounds_in_flight = opt.rounds_in_flight;
   options.num_cores = opt.threads;
   options.vector_bytes = runtime::HostVectorBytes();
   options.seed = opt.seed;
@@ -187,6 +189,7 @@ Tuned Tune(const ir::PrimFunc& workload, const std::string& name, int64_t trials
   });
   out.measure = local.Stats();
   if (!opt.dump_dir.empty()) {
+    std::filesystem::create_directories(opt.dump_dir);
     measurer.Write(opt.dump_dir + "/" + name + "_" + strategy + ".json", name, workload);
   }
   const auto& task = out.report.tasks[0];
@@ -469,6 +472,9 @@ int main(int argc, char** argv) {
   app.add_option("--conv-trials", opt.conv_trials, "trials for conv2d (0: trials/2)");
   app.add_option("--threads", opt.threads, "threads of every kernel and library");
   app.add_option("--population", opt.population, "evolutionary search population");
+  app.add_option("--rounds-in-flight", opt.rounds_in_flight,
+                 "rounds searched ahead of measurement (1: each round is searched with every "
+                 "result before it)");
   app.add_option("--rounds", opt.rounds, "interleaved timing rounds against the libraries");
   app.add_option("--min-repeat-ms", opt.min_repeat_ms, "timing of candidates while tuning");
   app.add_option("--cutoff-factor", opt.cutoff_factor,

@@ -58,11 +58,12 @@ struct XgbOptions {
   // its scores barely above the random warm-up's even on the candidates it was trained on.
   double validation_fraction = 0;
   size_t peak_k = 32;  // early stopping: average peak score of the top this many
-  // Random scores until this many candidates were measured. One round of 64 (MetaSchedule
-  // waits for 100, which with a round measured while the next is searched leaves the first
-  // three rounds unguided): trained on the first 64 committed matmul candidates, the model
-  // ranks 200 others with Kendall tau 0.35, where random scores give 0.
-  size_t min_samples = 64;
+  // Random scores until this many candidates were measured: the first round of 64 less the
+  // tail that is measured while the next round is searched (search/tuner.h), so that the
+  // second round is guided (MetaSchedule waits for 100, which leaves two rounds unguided).
+  // Trained on the first 64 committed matmul candidates, the model ranks 200 others with
+  // Kendall tau 0.35, where random scores give 0.
+  size_t min_samples = 48;
   double retrain_growth = 0.2;  // retrain once the data grew by this fraction
   uint64_t seed = 1;
 };

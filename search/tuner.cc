@@ -34,7 +34,10 @@ struct Tuner::State {
     size_t task = 0;
     std::vector<SearchCandidate> candidates;
     std::vector<double> seconds;
+    std::vector<bool> answered;  // per candidate: its result is in
+    std::vector<bool> notified;  // per candidate: the strategy has heard of it
     size_t outstanding = 0;
+    bool released = false;  // no longer counted in flight: the next round may be searched
   };
   struct Flight {
     size_t task = 0;
@@ -51,7 +54,8 @@ struct Tuner::State {
   std::vector<TuneContext> contexts;
   std::vector<std::unique_ptr<SearchStrategy>> strategies;
   std::vector<TaskProgress> progress;
-  std::vector<int> rounds_in_flight;
+  std::vector<int> rounds_in_flight;  // per task: rounds submitted and not yet released
+  std::vector<int> rounds_open;       // per task: rounds submitted and not yet finished
   std::unique_ptr<TaskScheduler> scheduler;
   TuneReport report;
   std::unordered_map<int64_t, Round> rounds;
@@ -67,7 +71,11 @@ struct Tuner::State {
   void SubmitUntuned();
   bool SubmitRound();
   void Receive(const std::vector<MeasureResponse>& responses);
-  void FinishRound(int64_t round_id);
+  // Gives the strategy the round's results that are in and it has not heard of yet.
+  void NotifyAnswered(Round& round);
+  // Stops counting the round in flight (its results so far to the strategy) once no more than
+  // options.round_tail_fraction of it is outstanding, and ends it when nothing is.
+  void Advance(int64_t round_id);
   void Stop(size_t task, const std::string& why);
   void Refresh(double wall);
 };
@@ -84,6 +92,12 @@ void Tuner::State::Setup() {
   scheduler = CreateTaskScheduler(options.task_scheduler, options.scheduler);
   KILN_CHECK(options.trials_per_round >= 0, ErrorKind::kParse,
              "trials per round: a positive number (or 0: chosen from the budget) expected");
+  KILN_CHECK(
+      options.max_rounds_in_flight >= 1, ErrorKind::kParse,
+      "rounds in flight: at least 1 expected, got " + std::to_string(options.max_rounds_in_flight));
+  KILN_CHECK(options.round_tail_fraction >= 0 && options.round_tail_fraction < 1, ErrorKind::kParse,
+             "round tail fraction: a number in [0, 1) expected, got " +
+                 std::to_string(options.round_tail_fraction));
   if (options.trials_per_round == 0) {
     // Every task should get a round, and a second to build on the first, within the budget.
     int64_t tasks_count = std::max<int64_t>(1, static_cast<int64_t>(tasks.size()));
@@ -114,6 +128,7 @@ void Tuner::State::Setup() {
     if (options.max_trials_per_task > 0) p.max_trials = options.max_trials_per_task;
     progress.push_back(p);
     rounds_in_flight.push_back(0);
+    rounds_open.push_back(0);
 
     TuneContext context;
     context.workload = task.workload;
@@ -187,6 +202,8 @@ bool Tuner::State::SubmitRound() {
     Round& round = rounds[round_id];
     round.task = task;
     round.seconds.assign(candidates.size(), 0);
+    round.answered.assign(candidates.size(), false);
+    round.notified.assign(candidates.size(), false);
     round.outstanding = candidates.size();
     std::vector<MeasureRequest> requests;
     for (size_t k = 0; k < candidates.size(); ++k) {
@@ -204,6 +221,7 @@ bool Tuner::State::SubmitRound() {
     progress[task].trials += static_cast<int64_t>(round.candidates.size());
     submitted += static_cast<int64_t>(round.candidates.size());
     ++rounds_in_flight[task];
+    ++rounds_open[task];
     measurer.Submit(std::move(requests));
     return true;
   }
@@ -211,7 +229,7 @@ bool Tuner::State::SubmitRound() {
 }
 
 void Tuner::State::Receive(const std::vector<MeasureResponse>& responses) {
-  std::vector<int64_t> finished;
+  std::vector<int64_t> touched;
   for (const MeasureResponse& response : responses) {
     auto it = flights.find(response.id);
     if (it == flights.end()) {
@@ -259,30 +277,52 @@ void Tuner::State::Receive(const std::vector<MeasureResponse>& responses) {
     }
     // A machinery fault is no verdict on the candidate: the strategy does not hear of it.
     if (machinery) round.seconds[flight.index] = std::nan("");
-    if (--round.outstanding == 0) finished.push_back(flight.round);
+    round.answered[flight.index] = true;
+    --round.outstanding;
+    touched.push_back(flight.round);
   }
-  for (int64_t round_id : finished) FinishRound(round_id);
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (int64_t round_id : touched) Advance(round_id);
 }
 
-void Tuner::State::FinishRound(int64_t round_id) {
-  Round& round = rounds.at(round_id);
+void Tuner::State::NotifyAnswered(Round& round) {
   size_t task = round.task;
   std::vector<SearchCandidate> candidates;
   std::vector<double> seconds;
   for (size_t k = 0; k < round.candidates.size(); ++k) {
+    if (!round.answered[k] || round.notified[k]) continue;
+    round.notified[k] = true;
     if (std::isnan(round.seconds[k])) continue;
     candidates.push_back(std::move(round.candidates[k]));
     seconds.push_back(round.seconds[k]);
   }
+  if (candidates.empty()) return;
   try {
     strategies[task]->Notify(candidates, seconds);
   } catch (const Error& e) {
     Stop(task, std::string("the search failed on results: ") + e.what());
   }
-  double best = report.tasks[task].best_seconds;
-  progress[task].best_history.push_back(best > 0 ? best : std::numeric_limits<double>::infinity());
-  --rounds_in_flight[task];
-  rounds.erase(round_id);
+}
+
+void Tuner::State::Advance(int64_t round_id) {
+  Round& round = rounds.at(round_id);
+  size_t task = round.task;
+  double tail = options.round_tail_fraction * static_cast<double>(round.candidates.size());
+  bool finished = round.outstanding == 0;
+  if (!round.released && (finished || static_cast<double>(round.outstanding) <= tail)) {
+    round.released = true;
+    NotifyAnswered(round);
+    double best = report.tasks[task].best_seconds;
+    progress[task].best_history.push_back(best > 0 ? best
+                                                   : std::numeric_limits<double>::infinity());
+    --rounds_in_flight[task];
+  }
+  if (finished) {
+    NotifyAnswered(round);
+    --rounds_open[task];
+    rounds.erase(round_id);
+  }
 }
 
 void Tuner::State::Refresh(double wall) {
@@ -296,7 +336,7 @@ void Tuner::State::Refresh(double wall) {
       report.search_seconds += r.search.seconds;
       for (const auto& [why, count] : r.search.rejected) report.rejected[why] += count;
     }
-    r.done = !TaskAlive(progress[i]) && rounds_in_flight[i] == 0;
+    r.done = !TaskAlive(progress[i]) && rounds_open[i] == 0;
   }
 }
 

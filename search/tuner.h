@@ -2,7 +2,8 @@
 // its design space, lets the task scheduler pick which task gets the next round, hands each
 // round to an AsyncMeasurer and feeds the results back to the strategy (and through it the
 // cost model). Rounds are pipelined: the next round is searched while the measurer builds
-// and times the previous one, so the search never waits for the cores nor the cores for it.
+// and times the last quarter of the previous one (TunerOptions::round_tail_fraction), so the
+// search uses nearly every result and the cores do not wait for it.
 // `tune run` drives it over the local measurer; the coordinator drives the same loop over
 // remote workers. A candidate whose measurement failed in the machinery is not charged to
 // the candidate nor stored as its result.
@@ -49,8 +50,16 @@ struct TunerOptions {
   int num_cores = 1;
   int vector_bytes = 64;
   uint64_t seed = 1;
-  bool measure_untuned = true;   // time each workload as written, for comparison
-  int max_rounds_in_flight = 2;  // per task: search one round ahead of measurement
+  bool measure_untuned = true;  // time each workload as written, for comparison
+  // Per task: rounds submitted and not yet released (below). 1 searches each round with the
+  // results of the one before, as MetaSchedule does; 2 searched a round ahead with the cost
+  // model a round behind, and on a 1024^3 matmul the guided search then needed 0.43 of
+  // random search's 1000 trials to reach its best, against 0.19 with 1.
+  int max_rounds_in_flight = 1;
+  // A round is released once no more than this fraction of it is left to measure: its
+  // results so far go to the strategy, and the next round is searched while the rest are
+  // measured, so that the cores do not wait for the search. 0: only when it is done.
+  double round_tail_fraction = 0.25;
 };
 
 // The design space of a task (sketches, postprocessors, mutators) for its context.

@@ -29,6 +29,7 @@ class RecordingMeasurer : public AsyncMeasurer {
  public:
   explicit RecordingMeasurer(AsyncMeasurer& inner) : inner_(inner) {}
   void Submit(std::vector<MeasureRequest> requests) override {
+    pending_at_submit.push_back(inner_.Pending());
     for (const MeasureRequest& r : requests) {
       submitted_hashes.push_back(ir::StructuralHash(r.scheduled));
       ++submitted_per_task[r.task_name];
@@ -44,6 +45,7 @@ class RecordingMeasurer : public AsyncMeasurer {
 
   std::vector<uint64_t> submitted_hashes;
   std::map<std::string, int> submitted_per_task;
+  std::vector<size_t> pending_at_submit;  // requests not yet collected, at each Submit
   std::vector<MeasureResponse> responses;
 
  private:
@@ -173,6 +175,42 @@ TEST_F(TunerTest, RandomSearchAndNoModelShareBudgetsOverTasks) {
       EXPECT_EQ(r.failure, "") << r.name;
     }
     ExpectHonestMeasurements(recording);
+  }
+}
+
+TEST_F(TunerTest, EachRoundIsSearchedWithAllButTheTailOfTheOneBefore) {
+  // One task, rounds of 8: the next round is submitted once at most a quarter of the one
+  // before (2) is left to measure, or, with no tail, once all of it is in.
+  for (double tail : {0.25, 0.0}) {
+    SCOPED_TRACE(tail);
+    LocalMeasurer local(MeasureOptions());
+    RecordingMeasurer recording(local);
+    TunerOptions options = SmallOptions(24);
+    options.measure_untuned = false;
+    options.round_tail_fraction = tail;
+    Tuner tuner({{.name = "matmul", .workload = testing::MakeMatmul(64, 64, 64)}}, options,
+                recording, CpuSpace(), nullptr);
+    TuneReport report = tuner.Run();
+    EXPECT_EQ(report.total_trials, 24);
+    ASSERT_EQ(recording.pending_at_submit.size(), 3u);
+    EXPECT_EQ(recording.pending_at_submit[0], 0u);
+    for (size_t pending : recording.pending_at_submit) EXPECT_LE(pending, tail > 0 ? 2u : 0u);
+    EXPECT_TRUE(report.tasks[0].done);
+    ExpectHonestMeasurements(recording);
+  }
+  LocalMeasurer local(MeasureOptions());
+  for (auto [in_flight, tail] : {std::pair{0, 0.25}, std::pair{1, 1.0}, std::pair{1, -0.5}}) {
+    TunerOptions options = SmallOptions(8);
+    options.max_rounds_in_flight = in_flight;
+    options.round_tail_fraction = tail;
+    Tuner tuner({{.name = "matmul", .workload = testing::MakeMatmul(16, 16, 16)}}, options, local,
+                CpuSpace(), nullptr);
+    try {
+      tuner.Run();
+      ADD_FAILURE() << "expected an error for " << in_flight << " rounds in flight, tail " << tail;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kParse) << e.what();
+    }
   }
 }
 
