@@ -4,6 +4,8 @@
 #include "ir/relax/text/parser.h"
 
 #include <cctype>
+#include <set>
+#include <string_view>
 
 #include "ir/relax/text/parser_impl.h"
 #include "ir/relax/well_formed.h"
@@ -39,6 +41,18 @@ const Token& RelaxParser::ExpectOp(std::string_view op) {
 const Token& RelaxParser::ExpectName(const std::string& what) {
   if (Peek().kind != TokenKind::kName) Expected(what);
   return Next();
+}
+
+const Token& RelaxParser::ExpectDefinedName(const std::string& what) {
+  static const std::set<std::string_view> kKeywords = {
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+  if (Peek().kind == TokenKind::kName && kKeywords.count(Peek().text)) {
+    Fail(Peek(), "expected " + what + ", got the Python keyword '" + Peek().text + "'");
+  }
+  return ExpectName(what);
 }
 
 void RelaxParser::ExpectNewline() {
@@ -266,11 +280,11 @@ RelaxParser::Signature RelaxParser::ParseSignature() {
   ExpectNewline();
   if (!Peek().IsName("def")) Expected("'def'");
   Next();
-  sig.name = ExpectName("a function name");
+  sig.name = ExpectDefinedName("a function name");
   ExpectOp("(");
   define_dims_ = true;
   while (!Peek().IsOp(")")) {
-    const Token& name = ExpectName("a parameter name");
+    const Token& name = ExpectDefinedName("a parameter name");
     for (const Var& p : sig.params) {
       if (p.name() == name.text) Fail(name, "parameter '" + name.text + "' repeated");
     }
@@ -364,7 +378,7 @@ IRModule RelaxParser::ParseModuleText() {
   ExpectNewline();
   if (!Peek().IsName("class")) Expected("'class'");
   Next();
-  const Token& class_token = ExpectName("a module name");
+  const Token& class_token = ExpectDefinedName("a module name");
   class_name_ = class_token.text;
   ExpectOp(":");
   ExpectNewline();

@@ -163,7 +163,7 @@ Expr RelaxParser::Normalized(const Token& at, const Expr& value, bool dataflow, 
 
 void RelaxParser::ParseAssignment(bool dataflow, const std::set<std::string>& outputs,
                                   std::vector<Binding>* out) {
-  const Token& name = Next();
+  const Token& name = ExpectDefinedName("a variable name");
   StructInfo annotation;
   Token annotation_at;
   if (AcceptOp(":")) {

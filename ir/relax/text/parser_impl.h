@@ -45,6 +45,9 @@ class RelaxParser {
   bool AcceptOp(std::string_view op);
   const Token& ExpectOp(std::string_view op);
   const Token& ExpectName(const std::string& what);
+  // A name being defined (module, function, parameter, variable): not a Python keyword, which
+  // would not print back as a name ("def None(...)").
+  const Token& ExpectDefinedName(const std::string& what);
   void ExpectNewline();
   [[noreturn]] void Fail(const Token& at, const std::string& message,
                          ErrorKind kind = ErrorKind::kParse) const;

@@ -85,6 +85,17 @@ TEST(RelaxParseError, AttributeOfTheWrongType) {
               "nn.softmax: attribute 'axis' must be int, got string", ErrorKind::kType);
 }
 
+TEST(RelaxParseError, PythonKeywordsAreNoNames) {
+  // They would not print back as names (found by the fuzzer: "def None(...)").
+  ExpectError(Edit("def main(", "def None("), "None", "the Python keyword 'None'");
+  ExpectError(Edit("y: R.Tensor((\"n\", 4), \"float32\")) ->",
+                   "True: R.Tensor((\"n\", 4), \"float32\")) ->"),
+              "True", "expected a parameter name, got the Python keyword 'True'");
+  ExpectError(Edit("lv = R.add(x, y)", "lambda = R.add(x, y)"), "lambda",
+              "the Python keyword 'lambda'");
+  ExpectError(Edit("class Module:", "class pass:"), "pass", "expected a module name");
+}
+
 TEST(RelaxParseError, UndefinedVariable) {
   ExpectError(Edit("R.add(x, y)", "R.add(x, z)"), "z)", "undefined name 'z'");
 }
