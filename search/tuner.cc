@@ -1,16 +1,10 @@
 // Tuner: setup per task, the pipelined round loop, and the report.
 #include "search/tuner.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <exception>
 #include <limits>
-#include <thread>
 #include <unordered_map>
 
 #include "ir/structural.h"
@@ -354,28 +348,6 @@ Tuner::Tuner(std::vector<TuneTask> tasks, TunerOptions options, AsyncMeasurer& m
 Tuner::~Tuner() = default;
 
 TuneReport Tuner::Run(const std::function<void(const TuneReport&)>& progress) {
-  // The search (sampling, mutation, the cost model's training and scoring) runs while
-  // candidates are timed on every core. On a thread of its own at the lowest CPU priority, it
-  // takes a core from a timed kernel's threads only when they leave it idle; at the normal
-  // priority it held one of the two cores of a 2-thread kernel at random moments, and
-  // microsecond kernels were timed at up to twice their time. Threads it starts (the cost
-  // model's) inherit the priority; the measurer's threads and processes keep theirs.
-  TuneReport report;
-  std::exception_ptr error;
-  std::thread search([&] {
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
-    try {
-      report = RunLoop(progress);
-    } catch (...) {
-      error = std::current_exception();
-    }
-  });
-  search.join();
-  if (error) std::rethrow_exception(error);
-  return report;
-}
-
-TuneReport Tuner::RunLoop(const std::function<void(const TuneReport&)>& progress) {
   State& s = *state_;
   auto start = std::chrono::steady_clock::now();
   auto wall = [&] {

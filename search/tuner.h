@@ -106,12 +106,10 @@ class Tuner {
   ~Tuner();
 
   // Tunes until the budgets are spent or no task has candidates left; `progress` is called
-  // after every batch of results (and once at the end, with finished set). The loop runs on
-  // a thread of its own at the lowest CPU priority, where `progress` is called too.
+  // after every batch of results (and once at the end, with finished set).
   TuneReport Run(const std::function<void(const TuneReport&)>& progress = {});
 
  private:
-  TuneReport RunLoop(const std::function<void(const TuneReport&)>& progress);
   struct State;
   std::unique_ptr<State> state_;
 };
