@@ -22,6 +22,7 @@
 #include "search/space/candidate.h"
 #include "search/space/design_space.h"
 #include "tests/ir/zoo/zoo.h"
+#include "tests/testing/kernel_check.h"
 
 namespace kiln::codegen {
 namespace {
@@ -48,27 +49,10 @@ class SpaceVectorizeCodegenTest : public ::testing::Test {
   std::string BuildAndCompare(const PrimFunc& workload, const PrimFunc& scheduled) {
     std::string symbol = "kiln_space_vectorize_" + std::to_string(count_++);
     EmittedSource source = EmitC(Lower(scheduled, CTarget().DefaultLowerOptions()), symbol);
-    runtime::BuildResult built = runtime::BuildCSource(source.code, build_);
-    EXPECT_TRUE(built.ok) << built.error << "\n" << source.code;
-    if (!built.ok) return source.code;
-    runtime::CpuModule module = runtime::CpuModule::Load(built.library_path, true);
-    std::vector<ArgValue> expected, actual;
-    for (size_t i = 0; i < workload->params.size(); ++i) {
-      const Buffer buffer = *workload->BufferOf(workload->params[i]);
-      HostTensor t =
-          HostTensor::Random(buffer->dtype, zoo::ConcreteShape(buffer, {}), 7 + i, -5, 5);
-      expected.push_back(t.Clone());
-      actual.push_back(t.Clone());
-    }
-    Interpret(workload, expected);
-    std::vector<PackedValue> packed = runtime::PackArguments(source.signature, actual);
-    runtime::CallKernel(module.GetKernel(symbol), source.signature, packed);
-    for (size_t i = 0; i < expected.size(); ++i) {
-      const HostTensor& e = std::get<HostTensor>(expected[i]);
-      Tolerance tol = runtime::OutputTolerance(e);
-      TensorComparison cmp = CompareTensors(e, std::get<HostTensor>(actual[i]), tol.rtol, tol.atol);
-      EXPECT_TRUE(cmp.ok) << "parameter " << i << ": " << cmp.message << "\n" << source.code;
-    }
+    EXPECT_EQ(kiln::testing::BuildRunAndCompare(workload, source, build_,
+                                                {.seed = 7, .low = -5, .high = 5}),
+              "")
+        << source.code;
     return source.code;
   }
 

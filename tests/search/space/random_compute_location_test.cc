@@ -23,6 +23,7 @@
 #include "tests/ir/zoo/zoo.h"
 #include "tests/search/space/space_test_util.h"
 #include "tests/search/test_funcs.h"
+#include "tests/testing/kernel_check.h"
 
 namespace kiln::search {
 namespace {
@@ -149,27 +150,8 @@ class RandomComputeLocationTest : public ::testing::Test {
   // Builds what Emit emitted, runs it and the interpreter on `workload` with the same random
   // inputs; "" when every parameter agrees.
   std::string BuildAndCompare(const PrimFunc& workload) {
-    runtime::BuildResult built = runtime::BuildCSource(source_.code, build_);
-    if (!built.ok) return "build failed: " + built.error;
-    runtime::CpuModule module = runtime::CpuModule::Load(built.library_path, true);
-    std::vector<ArgValue> expected, actual;
-    for (size_t i = 0; i < workload->params.size(); ++i) {
-      auto buffer = workload->BufferOf(workload->params[i]);
-      HostTensor t =
-          HostTensor::Random((*buffer)->dtype, zoo::ConcreteShape(*buffer, {}), 40 + i, -4, 4);
-      expected.push_back(t.Clone());
-      actual.push_back(t.Clone());
-    }
-    Interpret(workload, expected);
-    std::vector<codegen::PackedValue> packed = runtime::PackArguments(source_.signature, actual);
-    runtime::CallKernel(module.GetKernel(symbol_), source_.signature, packed);
-    for (size_t i = 0; i < expected.size(); ++i) {
-      const HostTensor& e = std::get<HostTensor>(expected[i]);
-      Tolerance tol = runtime::OutputTolerance(e);
-      TensorComparison cmp = CompareTensors(e, std::get<HostTensor>(actual[i]), tol.rtol, tol.atol);
-      if (!cmp.ok) return "parameter " + std::to_string(i) + ": " + cmp.message;
-    }
-    return "";
+    return kiln::testing::BuildRunAndCompare(workload, source_, build_,
+                                             {.seed = 40, .low = -4, .high = 4});
   }
 
   std::string dir_;

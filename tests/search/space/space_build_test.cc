@@ -31,6 +31,7 @@
 #include "tests/search/space/space_test_util.h"
 #include "tests/search/test_funcs.h"
 #include "tests/testing/golden.h"
+#include "tests/testing/kernel_check.h"
 
 namespace kiln::search {
 namespace {
@@ -57,28 +58,7 @@ class SpaceBuildTest : public ::testing::Test {
     std::string symbol = "kiln_space_" + std::to_string(count_++);
     codegen::EmittedSource source =
         codegen::EmitC(codegen::Lower(scheduled, codegen::CTarget().DefaultLowerOptions()), symbol);
-    runtime::BuildResult built = runtime::BuildCSource(source.code, build_);
-    if (!built.ok) return "build failed: " + built.error;
-    runtime::CpuModule module = runtime::CpuModule::Load(built.library_path, true);
-    std::vector<ArgValue> expected, actual;
-    for (size_t i = 0; i < workload->params.size(); ++i) {
-      auto buffer = workload->BufferOf(workload->params[i]);
-      if (!buffer) return "scalar parameters are not drawn by this test";
-      HostTensor t =
-          HostTensor::Random((*buffer)->dtype, zoo::ConcreteShape(*buffer, {}), 100 + i, -1, 1);
-      expected.push_back(t.Clone());
-      actual.push_back(t.Clone());
-    }
-    Interpret(workload, expected);
-    std::vector<codegen::PackedValue> packed = runtime::PackArguments(source.signature, actual);
-    runtime::CallKernel(module.GetKernel(symbol), source.signature, packed);
-    for (size_t i = 0; i < expected.size(); ++i) {
-      const HostTensor& e = std::get<HostTensor>(expected[i]);
-      Tolerance tol = runtime::OutputTolerance(e);
-      TensorComparison cmp = CompareTensors(e, std::get<HostTensor>(actual[i]), tol.rtol, tol.atol);
-      if (!cmp.ok) return "parameter " + std::to_string(i) + ": " + cmp.message;
-    }
-    return "";
+    return kiln::testing::BuildRunAndCompare(workload, source, build_, {.seed = 100});
   }
 
   std::string dir_;
