@@ -54,7 +54,7 @@ struct TunerOptions {
   // Per task: rounds submitted and not yet released (below). 1 searches each round with the
   // results of the one before, as MetaSchedule does; 2 searched a round ahead with the cost
   // model a round behind, and on a 1024^3 matmul the guided search then needed 0.43 of
-  // random search's 1000 trials to reach its best, against 0.19 with 1.
+  // random search's 1000 trials to reach its best, against 0.32 with 1 (bench/README.md).
   int max_rounds_in_flight = 1;
   // A round is released once no more than this fraction of it is left to measure: its
   // results so far go to the strategy, and the next round is searched while the rest are
