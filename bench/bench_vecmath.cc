@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bench/manual_kernel.h"
+#include "bench/reduction_tasks.h"
 #include "codegen/c/c_emitter.h"
 #include "codegen/lower.h"
 #include "ir/host_tensor.h"
@@ -42,74 +43,8 @@ namespace {
 using nlohmann::json;
 
 // The three tasks as `tune tasks build/models/bert_layer/model.onnx --show NAME` prints them,
-// with seq_len bound to 128 (GELU: the fused dense layer's epilogue alone).
-const char kSoftmax[] = R"(# from tvm.script import tirx as T
-@T.prim_func(s_tir=True)
-def softmax(A: T.Buffer((T.int64(1), T.int64(12), T.int64(128), T.int64(128)), "float32"), T_softmax_norm: T.Buffer((T.int64(1), T.int64(12), T.int64(128), T.int64(128)), "float32")):
-    T.func_attr({"tirx.noalias": True})
-    T_softmax_maxelem = T.sblock_alloc_buffer((T.int64(1), T.int64(12), T.int64(128)))
-    T_softmax_exp = T.sblock_alloc_buffer((T.int64(1), T.int64(12), T.int64(128), T.int64(128)))
-    T_softmax_expsum = T.sblock_alloc_buffer((T.int64(1), T.int64(12), T.int64(128)))
-    for i0, i1, i2, k0 in T.grid(T.int64(1), T.int64(12), T.int64(128), T.int64(128)):
-        with T.sblock("T_softmax_maxelem"):
-            v_i0, v_i1, v_i2, v_k0 = T.axis.remap("SSSR", [i0, i1, i2, k0])
-            T.reads(A[v_i0, v_i1, v_i2, v_k0])
-            T.writes(T_softmax_maxelem[v_i0, v_i1, v_i2])
-            with T.init():
-                T_softmax_maxelem[v_i0, v_i1, v_i2] = T.float32(-3.4028234663852886e+38)
-            T_softmax_maxelem[v_i0, v_i1, v_i2] = T.max(T_softmax_maxelem[v_i0, v_i1, v_i2], A[v_i0, v_i1, v_i2, v_k0])
-    for i0, i1, i2, i3 in T.grid(T.int64(1), T.int64(12), T.int64(128), T.int64(128)):
-        with T.sblock("T_softmax_exp"):
-            v_i0, v_i1, v_i2, v_i3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
-            T.reads(A[v_i0, v_i1, v_i2, v_i3], T_softmax_maxelem[v_i0, v_i1, v_i2])
-            T.writes(T_softmax_exp[v_i0, v_i1, v_i2, v_i3])
-            T_softmax_exp[v_i0, v_i1, v_i2, v_i3] = T.exp(A[v_i0, v_i1, v_i2, v_i3] - T_softmax_maxelem[v_i0, v_i1, v_i2])
-    for i0, i1, i2, k0 in T.grid(T.int64(1), T.int64(12), T.int64(128), T.int64(128)):
-        with T.sblock("T_softmax_expsum"):
-            v_i0, v_i1, v_i2, v_k0 = T.axis.remap("SSSR", [i0, i1, i2, k0])
-            T.reads(T_softmax_exp[v_i0, v_i1, v_i2, v_k0])
-            T.writes(T_softmax_expsum[v_i0, v_i1, v_i2])
-            with T.init():
-                T_softmax_expsum[v_i0, v_i1, v_i2] = T.float32(0.0)
-            T_softmax_expsum[v_i0, v_i1, v_i2] = T_softmax_expsum[v_i0, v_i1, v_i2] + T_softmax_exp[v_i0, v_i1, v_i2, v_k0]
-    for i0, i1, i2, i3 in T.grid(T.int64(1), T.int64(12), T.int64(128), T.int64(128)):
-        with T.sblock("T_softmax_norm"):
-            v_i0, v_i1, v_i2, v_i3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
-            T.reads(T_softmax_exp[v_i0, v_i1, v_i2, v_i3], T_softmax_expsum[v_i0, v_i1, v_i2])
-            T.writes(T_softmax_norm[v_i0, v_i1, v_i2, v_i3])
-            T_softmax_norm[v_i0, v_i1, v_i2, v_i3] = T_softmax_exp[v_i0, v_i1, v_i2, v_i3] / T_softmax_expsum[v_i0, v_i1, v_i2]
-)";
-
-const char kLayerNorm[] = R"(# from tvm.script import tirx as T
-@T.prim_func(s_tir=True)
-def layer_norm(A: T.Buffer((T.int64(1), T.int64(128), T.int64(768)), "float32"), B: T.Buffer((T.int64(768),), "float32"), C: T.Buffer((T.int64(768),), "float32"), T_layer_norm: T.Buffer((T.int64(1), T.int64(128), T.int64(768)), "float32")):
-    T.func_attr({"tirx.noalias": True})
-    T_layer_norm_sum = T.sblock_alloc_buffer((T.int64(1), T.int64(128)))
-    T_layer_norm_var = T.sblock_alloc_buffer((T.int64(1), T.int64(128)))
-    for ax0, ax1, k0 in T.grid(T.int64(1), T.int64(128), T.int64(768)):
-        with T.sblock("T_layer_norm_sum"):
-            v_ax0, v_ax1, v_k0 = T.axis.remap("SSR", [ax0, ax1, k0])
-            T.reads(A[v_ax0, v_ax1, v_k0])
-            T.writes(T_layer_norm_sum[v_ax0, v_ax1])
-            with T.init():
-                T_layer_norm_sum[v_ax0, v_ax1] = T.float32(0.0)
-            T_layer_norm_sum[v_ax0, v_ax1] = T_layer_norm_sum[v_ax0, v_ax1] + A[v_ax0, v_ax1, v_k0]
-    for ax0, ax1, k0 in T.grid(T.int64(1), T.int64(128), T.int64(768)):
-        with T.sblock("T_layer_norm_var"):
-            v_ax0, v_ax1, v_k0 = T.axis.remap("SSR", [ax0, ax1, k0])
-            T.reads(A[v_ax0, v_ax1, v_k0], T_layer_norm_sum[v_ax0, v_ax1])
-            T.writes(T_layer_norm_var[v_ax0, v_ax1])
-            with T.init():
-                T_layer_norm_var[v_ax0, v_ax1] = T.float32(0.0)
-            T_layer_norm_var[v_ax0, v_ax1] = T_layer_norm_var[v_ax0, v_ax1] + (A[v_ax0, v_ax1, v_k0] - T_layer_norm_sum[v_ax0, v_ax1] / T.float32(768.0)) * (A[v_ax0, v_ax1, v_k0] - T_layer_norm_sum[v_ax0, v_ax1] / T.float32(768.0))
-    for ax0, ax1, ax2 in T.grid(T.int64(1), T.int64(128), T.int64(768)):
-        with T.sblock("T_layer_norm"):
-            v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
-            T.reads(A[v_ax0, v_ax1, v_ax2], T_layer_norm_sum[v_ax0, v_ax1], T_layer_norm_var[v_ax0, v_ax1], B[v_ax2], C[v_ax2])
-            T.writes(T_layer_norm[v_ax0, v_ax1, v_ax2])
-            T_layer_norm[v_ax0, v_ax1, v_ax2] = (A[v_ax0, v_ax1, v_ax2] - T_layer_norm_sum[v_ax0, v_ax1] / T.float32(768.0)) * T.rsqrt(T_layer_norm_var[v_ax0, v_ax1] / T.float32(768.0) + T.float32(1e-12)) * B[v_ax2] + C[v_ax2]
-)";
-
+// with seq_len bound to 128: softmax and layer_norm from bench/reduction_tasks.h; GELU, the
+// fused dense layer's epilogue alone.
 const char kGelu[] = R"(# from tvm.script import tirx as T
 @T.prim_func(s_tir=True)
 def gelu(A: T.Buffer((T.int64(128), T.int64(3072)), "float32"), B: T.Buffer((T.int64(128), T.int64(3072)), "float32")):
@@ -124,7 +59,7 @@ def gelu(A: T.Buffer((T.int64(128), T.int64(3072)), "float32"), B: T.Buffer((T.i
 
 struct Task {
   const char* name;
-  const char* text;
+  std::string text;
   std::vector<std::string> vectorized_blocks;  // blocks whose innermost loop is vectorized
   int64_t row_loop = -1;  // the output's row loop, for the per-row candidate (-1: none)
 };
@@ -196,8 +131,8 @@ int Main(int argc, char** argv) {
   build.cache_dir = dir_template;
 
   const std::vector<Task> tasks = {
-      {"softmax", kSoftmax, {"T_softmax_exp", "T_softmax_norm"}, 2},
-      {"layer_norm", kLayerNorm, {"T_layer_norm"}, 1},
+      {"softmax", bench::SoftmaxTensorIr(12, 128, 128), {"T_softmax_exp", "T_softmax_norm"}, 2},
+      {"layer_norm", bench::LayerNormTensorIr(128, 768), {"T_layer_norm"}, 1},
       {"gelu_3072", kGelu, {"B"}},
   };
   codegen::CEmitOptions libm;

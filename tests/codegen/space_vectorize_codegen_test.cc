@@ -27,37 +27,24 @@
 namespace kiln::codegen {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace ir;
 
 class SpaceVectorizeCodegenTest : public ::testing::Test {
  protected:
-  SpaceVectorizeCodegenTest() {
-    char dir[] = "/tmp/kiln_space_vectorize_XXXXXX";
-    EXPECT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
-    build_.cache_dir = dir_;
-  }
-  ~SpaceVectorizeCodegenTest() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   // Builds `scheduled` and runs it and the interpreter on `workload` with the same random
   // inputs (wide enough to reach erf's and tanh's saturation); the C source, with a test
   // failure for any disagreement.
   std::string BuildAndCompare(const PrimFunc& workload, const PrimFunc& scheduled) {
     std::string symbol = "kiln_space_vectorize_" + std::to_string(count_++);
     EmittedSource source = EmitC(Lower(scheduled, CTarget().DefaultLowerOptions()), symbol);
-    EXPECT_EQ(kiln::testing::BuildRunAndCompare(workload, source, build_,
+    EXPECT_EQ(kiln::testing::BuildRunAndCompare(workload, source, scratch_.options(),
                                                 {.seed = 7, .low = -5, .high = 5}),
               "")
         << source.code;
     return source.code;
   }
 
-  std::string dir_;
-  runtime::BuildOptions build_;
+  kiln::testing::ScratchBuild scratch_{"kiln_space_vectorize"};
   int count_ = 0;
 };
 

@@ -1,6 +1,9 @@
 // BuildRunAndCompare: build, load, run both ways, compare.
 #include "tests/testing/kernel_check.h"
 
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
 #include <variant>
 #include <vector>
 
@@ -12,6 +15,17 @@
 #include "tests/ir/zoo/zoo.h"
 
 namespace kiln::testing {
+
+ScratchBuild::ScratchBuild(const std::string& prefix) {
+  std::string path = (std::filesystem::temp_directory_path() / (prefix + "_XXXXXX")).string();
+  if (mkdtemp(path.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + path);
+  options_.cache_dir = path;
+}
+
+ScratchBuild::~ScratchBuild() {
+  std::error_code ec;
+  std::filesystem::remove_all(options_.cache_dir, ec);
+}
 
 std::string BuildRunAndCompare(const ir::PrimFunc& workload, const codegen::EmittedSource& source,
                                const runtime::BuildOptions& build, const KernelInputs& inputs) {

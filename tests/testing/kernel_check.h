@@ -12,6 +12,19 @@
 
 namespace kiln::testing {
 
+// Build options whose cache is a fresh temporary folder, removed with this object.
+class ScratchBuild {
+ public:
+  explicit ScratchBuild(const std::string& prefix = "kiln_kernel_check");
+  ~ScratchBuild();
+  ScratchBuild(const ScratchBuild&) = delete;
+  ScratchBuild& operator=(const ScratchBuild&) = delete;
+  const runtime::BuildOptions& options() const { return options_; }
+
+ private:
+  runtime::BuildOptions options_;
+};
+
 struct KernelInputs {
   uint64_t seed = 1;  // parameter i is drawn with seed + i
   double low = -1;

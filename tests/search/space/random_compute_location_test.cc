@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "bench/reduction_tasks.h"
 #include "codegen/c/c_emitter.h"
 #include "codegen/lower.h"
 #include "ir/host_tensor.h"
@@ -28,78 +29,12 @@
 namespace kiln::search {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace ir;
 
-// The BERT layer's softmax task as the ONNX import legalizes it, at 1x2x64 rows of 128: rows
-// longer than the cpu space's vector budget (64).
-const char kSoftmax[] = R"(# from tvm.script import tirx as T
-@T.prim_func(s_tir=True)
-def softmax(A: T.Buffer((T.int64(1), T.int64(2), T.int64(64), T.int64(128)), "float32"), T_softmax_norm: T.Buffer((T.int64(1), T.int64(2), T.int64(64), T.int64(128)), "float32")):
-    T.func_attr({"tirx.noalias": True})
-    T_softmax_maxelem = T.sblock_alloc_buffer((T.int64(1), T.int64(2), T.int64(64)))
-    T_softmax_exp = T.sblock_alloc_buffer((T.int64(1), T.int64(2), T.int64(64), T.int64(128)))
-    T_softmax_expsum = T.sblock_alloc_buffer((T.int64(1), T.int64(2), T.int64(64)))
-    for i0, i1, i2, k0 in T.grid(T.int64(1), T.int64(2), T.int64(64), T.int64(128)):
-        with T.sblock("T_softmax_maxelem"):
-            v_i0, v_i1, v_i2, v_k0 = T.axis.remap("SSSR", [i0, i1, i2, k0])
-            T.reads(A[v_i0, v_i1, v_i2, v_k0])
-            T.writes(T_softmax_maxelem[v_i0, v_i1, v_i2])
-            with T.init():
-                T_softmax_maxelem[v_i0, v_i1, v_i2] = T.float32(-3.4028234663852886e+38)
-            T_softmax_maxelem[v_i0, v_i1, v_i2] = T.max(T_softmax_maxelem[v_i0, v_i1, v_i2], A[v_i0, v_i1, v_i2, v_k0])
-    for i0, i1, i2, i3 in T.grid(T.int64(1), T.int64(2), T.int64(64), T.int64(128)):
-        with T.sblock("T_softmax_exp"):
-            v_i0, v_i1, v_i2, v_i3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
-            T.reads(A[v_i0, v_i1, v_i2, v_i3], T_softmax_maxelem[v_i0, v_i1, v_i2])
-            T.writes(T_softmax_exp[v_i0, v_i1, v_i2, v_i3])
-            T_softmax_exp[v_i0, v_i1, v_i2, v_i3] = T.exp(A[v_i0, v_i1, v_i2, v_i3] - T_softmax_maxelem[v_i0, v_i1, v_i2])
-    for i0, i1, i2, k0 in T.grid(T.int64(1), T.int64(2), T.int64(64), T.int64(128)):
-        with T.sblock("T_softmax_expsum"):
-            v_i0, v_i1, v_i2, v_k0 = T.axis.remap("SSSR", [i0, i1, i2, k0])
-            T.reads(T_softmax_exp[v_i0, v_i1, v_i2, v_k0])
-            T.writes(T_softmax_expsum[v_i0, v_i1, v_i2])
-            with T.init():
-                T_softmax_expsum[v_i0, v_i1, v_i2] = T.float32(0.0)
-            T_softmax_expsum[v_i0, v_i1, v_i2] = T_softmax_expsum[v_i0, v_i1, v_i2] + T_softmax_exp[v_i0, v_i1, v_i2, v_k0]
-    for i0, i1, i2, i3 in T.grid(T.int64(1), T.int64(2), T.int64(64), T.int64(128)):
-        with T.sblock("T_softmax_norm"):
-            v_i0, v_i1, v_i2, v_i3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
-            T.reads(T_softmax_exp[v_i0, v_i1, v_i2, v_i3], T_softmax_expsum[v_i0, v_i1, v_i2])
-            T.writes(T_softmax_norm[v_i0, v_i1, v_i2, v_i3])
-            T_softmax_norm[v_i0, v_i1, v_i2, v_i3] = T_softmax_exp[v_i0, v_i1, v_i2, v_i3] / T_softmax_expsum[v_i0, v_i1, v_i2]
-)";
-
-// The BERT layer's layer_norm task at 64 rows of 256 (smaller nests stay serial).
-const char kLayerNorm[] = R"(# from tvm.script import tirx as T
-@T.prim_func(s_tir=True)
-def layer_norm(A: T.Buffer((T.int64(1), T.int64(64), T.int64(256)), "float32"), B: T.Buffer((T.int64(256),), "float32"), C: T.Buffer((T.int64(256),), "float32"), T_layer_norm: T.Buffer((T.int64(1), T.int64(64), T.int64(256)), "float32")):
-    T.func_attr({"tirx.noalias": True})
-    T_layer_norm_sum = T.sblock_alloc_buffer((T.int64(1), T.int64(64)))
-    T_layer_norm_var = T.sblock_alloc_buffer((T.int64(1), T.int64(64)))
-    for ax0, ax1, k0 in T.grid(T.int64(1), T.int64(64), T.int64(256)):
-        with T.sblock("T_layer_norm_sum"):
-            v_ax0, v_ax1, v_k0 = T.axis.remap("SSR", [ax0, ax1, k0])
-            T.reads(A[v_ax0, v_ax1, v_k0])
-            T.writes(T_layer_norm_sum[v_ax0, v_ax1])
-            with T.init():
-                T_layer_norm_sum[v_ax0, v_ax1] = T.float32(0.0)
-            T_layer_norm_sum[v_ax0, v_ax1] = T_layer_norm_sum[v_ax0, v_ax1] + A[v_ax0, v_ax1, v_k0]
-    for ax0, ax1, k0 in T.grid(T.int64(1), T.int64(64), T.int64(256)):
-        with T.sblock("T_layer_norm_var"):
-            v_ax0, v_ax1, v_k0 = T.axis.remap("SSR", [ax0, ax1, k0])
-            T.reads(A[v_ax0, v_ax1, v_k0], T_layer_norm_sum[v_ax0, v_ax1])
-            T.writes(T_layer_norm_var[v_ax0, v_ax1])
-            with T.init():
-                T_layer_norm_var[v_ax0, v_ax1] = T.float32(0.0)
-            T_layer_norm_var[v_ax0, v_ax1] = T_layer_norm_var[v_ax0, v_ax1] + (A[v_ax0, v_ax1, v_k0] - T_layer_norm_sum[v_ax0, v_ax1] / T.float32(256.0)) * (A[v_ax0, v_ax1, v_k0] - T_layer_norm_sum[v_ax0, v_ax1] / T.float32(256.0))
-    for ax0, ax1, ax2 in T.grid(T.int64(1), T.int64(64), T.int64(256)):
-        with T.sblock("T_layer_norm"):
-            v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
-            T.reads(A[v_ax0, v_ax1, v_ax2], T_layer_norm_sum[v_ax0, v_ax1], T_layer_norm_var[v_ax0, v_ax1], B[v_ax2], C[v_ax2])
-            T.writes(T_layer_norm[v_ax0, v_ax1, v_ax2])
-            T_layer_norm[v_ax0, v_ax1, v_ax2] = (A[v_ax0, v_ax1, v_ax2] - T_layer_norm_sum[v_ax0, v_ax1] / T.float32(256.0)) * T.rsqrt(T_layer_norm_var[v_ax0, v_ax1] / T.float32(256.0) + T.float32(1e-12)) * B[v_ax2] + C[v_ax2]
-)";
+// The BERT layer's softmax task at 1x2x64 rows of 128: rows longer than the cpu space's vector
+// budget (64); its layer_norm task at 64 rows of 256 (smaller nests stay serial).
+const std::string kSoftmax = bench::SoftmaxTensorIr(2, 64, 128);
+const std::string kLayerNorm = bench::LayerNormTensorIr(64, 256);
 
 // The first sketch of the cpu space with every sampled compute location at loop `row` of the
 // consumer (the output's row loop) and no unrolling.
@@ -129,35 +64,21 @@ size_t RootLoops(const std::string& skeleton) {
 
 class RandomComputeLocationTest : public ::testing::Test {
  protected:
-  RandomComputeLocationTest() {
-    char dir[] = "/tmp/kiln_compute_location_XXXXXX";
-    EXPECT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
-    build_.cache_dir = dir_;
-  }
-  ~RandomComputeLocationTest() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   std::string Emit(const PrimFunc& scheduled) {
-    symbol_ = "kiln_rcl_" + std::to_string(count_++);
     source_ = codegen::EmitC(codegen::Lower(scheduled, codegen::CTarget().DefaultLowerOptions()),
-                             symbol_);
+                             "kiln_rcl_" + std::to_string(count_++));
     return source_.code;
   }
 
   // Builds what Emit emitted, runs it and the interpreter on `workload` with the same random
   // inputs; "" when every parameter agrees.
   std::string BuildAndCompare(const PrimFunc& workload) {
-    return kiln::testing::BuildRunAndCompare(workload, source_, build_,
+    return kiln::testing::BuildRunAndCompare(workload, source_, scratch_.options(),
                                              {.seed = 40, .low = -4, .high = 4});
   }
 
-  std::string dir_;
-  runtime::BuildOptions build_;
+  kiln::testing::ScratchBuild scratch_{"kiln_compute_location"};
   codegen::EmittedSource source_;
-  std::string symbol_;
   int count_ = 0;
 };
 

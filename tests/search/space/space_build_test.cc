@@ -41,28 +41,16 @@ using namespace ir;
 
 class SpaceBuildTest : public ::testing::Test {
  protected:
-  SpaceBuildTest() {
-    char dir[] = "/tmp/kiln_space_build_XXXXXX";
-    EXPECT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
-    build_.cache_dir = dir_;
-  }
-  ~SpaceBuildTest() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   // Builds `scheduled`, runs it and the interpreter on `workload` with the same random
   // inputs; "" when every parameter agrees.
   std::string BuildAndCompare(const PrimFunc& workload, const PrimFunc& scheduled) {
     std::string symbol = "kiln_space_" + std::to_string(count_++);
     codegen::EmittedSource source =
         codegen::EmitC(codegen::Lower(scheduled, codegen::CTarget().DefaultLowerOptions()), symbol);
-    return kiln::testing::BuildRunAndCompare(workload, source, build_, {.seed = 100});
+    return kiln::testing::BuildRunAndCompare(workload, source, scratch_.options(), {.seed = 100});
   }
 
-  std::string dir_;
-  runtime::BuildOptions build_;
+  kiln::testing::ScratchBuild scratch_{"kiln_space_build"};
   int count_ = 0;
 };
 
