@@ -63,7 +63,7 @@ const std::string& HostCpuIdentity() {
 }  // namespace
 
 std::vector<std::string> DefaultCFlags() {
-  return {"-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=c11"};
+  return {"-O3", "-march=native", "-fno-math-errno", "-fopenmp", "-shared", "-fPIC", "-std=c11"};
 }
 
 std::string DefaultCacheDir() {
