@@ -4,6 +4,9 @@
 // spatially fused into one parallel loop (until the parallel budget is reached), its own
 // inner spatial loops fused into one vectorized loop (within the vector budget) and the
 // unroll step on its outermost loop, where the unroll pass of the lowering reads it.
+#include <algorithm>
+#include <optional>
+
 #include "ir/expr.h"
 #include "search/schedule/primitive/utils.h"
 #include "search/space/block_info.h"
@@ -28,24 +31,38 @@ int64_t IntAnnotation(const ir::BlockNode* block, const char* key) {
   return value ? *value : 0;
 }
 
-// Below this many iterations of its innermost block a loop nest stays serial: a parallel
-// region costs 1-3 us to start and join on these machines, about what the nest takes on one
-// core (an 8K-element transpose or layer_norm row pass of a small transformer ran at 1.7-3 us
-// serial and at 2.6-4.7 us as every candidate parallelized it, so tuning never beat the
-// untuned kernel). MetaSchedule parallelizes every nest.
+// Below this many block iterations in all, a parallel region stays serial: it costs 1-3 us to
+// start and join on these machines, about what so little work takes on one core (an
+// 8K-element transpose or layer_norm row pass of a small transformer ran at 1.7-3 us serial
+// and at 2.6-4.7 us as every candidate parallelized it, so tuning never beat the untuned
+// kernel). The work counted is every block under the loop that would be parallel, so a row
+// loop that compute-at gave several row passes (layer_norm's sum, variance and normalize:
+// 3 x 8K iterations) is one region worth starting. MetaSchedule parallelizes every nest.
 constexpr int64_t kMinParallelIterations = 1 << 14;
 
-// Whether the nest of `loops` (outermost first, constant extents) iterates its innermost
-// block fewer than kMinParallelIterations times.
-bool TooSmallToParallelize(const ScheduleState& state, const std::vector<int>& loops) {
-  int64_t product = 1;
-  for (int loop : loops) {
-    auto extent = ir::AsConstInt(state.entry(loop).loop()->extent);
-    if (!extent) return false;
-    product *= *extent;
-    if (product >= kMinParallelIterations) return false;
+// How many times the blocks under `loop` run in all, counting the loops from `loop` inward;
+// nullopt when an extent is not a constant.
+std::optional<int64_t> BlockIterationsUnder(const ScheduleState& state, int loop) {
+  int64_t total = 0;
+  for (int block : state.BlocksUnder(loop)) {
+    std::vector<int> loops = state.LoopsAbove(block);
+    auto from = std::find(loops.begin(), loops.end(), loop);
+    int64_t product = 1;
+    for (auto it = from; it != loops.end(); ++it) {
+      auto extent = ir::AsConstInt(state.entry(*it).loop()->extent);
+      if (!extent) return std::nullopt;
+      product *= *extent;
+    }
+    total += product;
   }
-  return true;
+  return total;
+}
+
+// Whether the region that parallelizing the outermost of `loops` would start runs its blocks
+// fewer than kMinParallelIterations times.
+bool TooSmallToParallelize(const ScheduleState& state, const std::vector<int>& loops) {
+  std::optional<int64_t> iterations = BlockIterationsUnder(state, loops.front());
+  return iterations && *iterations < kMinParallelIterations;
 }
 
 // `inner` is the whole body of `outer` (the two can be fused).

@@ -69,6 +69,31 @@ TEST(PostprocsTest, RewriteParallelVectorizeUnrollTurnsTheBudgetsIntoLoopKinds) 
   EXPECT_EQ(CompareNumerics(testing::MakeTwoStage(4, 16), two.func()), "");
 }
 
+// A parallel region is started only for 16K block iterations or more, counting every block
+// under the loop that would be parallel: two 8K-element stages stay serial apart, and their
+// row loop is parallel once the first stage is computed under the second's rows.
+TEST(PostprocsTest, RewriteParallelVectorizeUnrollParallelizesOnlyRegionsWithEnoughWork) {
+  auto annotate = [](Schedule& sch) {
+    BlockRV root = sch.GetBlock("root");
+    sch.Annotate(root, kParallelAnnotation, int64_t{32});
+    sch.Annotate(root, kVectorizeAnnotation, int64_t{16});
+  };
+  ir::PrimFunc f = testing::MakeTwoStage(64, 128);
+  Schedule apart(f);
+  annotate(apart);
+  ASSERT_TRUE(RunPostproc(MakeRewriteParallelVectorizeUnroll(), apart));
+  EXPECT_EQ(Skeleton(apart.func()).find("parallel"), std::string::npos)
+      << Skeleton(apart.func());
+
+  Schedule fused(f);
+  fused.ComputeAt(fused.GetBlock("B"), fused.GetLoops(fused.GetBlock("C"))[0], true);
+  annotate(fused);
+  ASSERT_TRUE(RunPostproc(MakeRewriteParallelVectorizeUnroll(), fused));
+  std::string skeleton = Skeleton(fused.func());
+  EXPECT_NE(skeleton.find("\n  for i in 64 parallel\n"), std::string::npos) << skeleton;
+  EXPECT_EQ(CompareNumerics(f, fused.func()), "");
+}
+
 TEST(PostprocsTest, VerifyRejectsNestedParallelLoopsAndAVectorLoopAroundALoop) {
   Schedule plain(testing::MakeTwoStage(4, 8));
   EXPECT_TRUE(RunPostproc(MakeVerify(), plain));
