@@ -4,7 +4,7 @@
 // codegen/c/c_math.h, and float16/bfloat16 are stored as uint16_t and computed in float. The
 // source needs only <stdint.h>, <string.h>, <math.h>, <stdlib.h> (and <omp.h> when it uses
 // OpenMP) and compiles warning-free with
-// `gcc -O3 -march=native -fopenmp -shared -fPIC -std=c11 -Wall`.
+// `gcc -O3 -march=native -fno-math-errno -fopenmp -shared -fPIC -std=c11 -Wall`.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +41,12 @@ class CTarget : public CodegenTarget {
  public:
   explicit CTarget(CEmitOptions options = {}) : options_(options) {}
   std::string Name() const override { return "c"; }
+  // Folds that the emitter vectorizes stay loops through unrolling.
+  LowerOptions DefaultLowerOptions() const override {
+    LowerOptions lower;
+    lower.unroll.keep_vectorized_folds = options_.simd_reductions;
+    return lower;
+  }
   EmittedSource Emit(const ir::PrimFunc& lowered, const std::string& symbol) override {
     return EmitC(lowered, symbol, options_);
   }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "codegen/passes/ir_utils.h"
+#include "codegen/passes/simd_fold.h"
 #include "ir/functor.h"
 
 namespace kiln::codegen {
@@ -49,6 +50,14 @@ class Unroller : public IRMutator {
     // The annotated loop itself is in the pragma's scope, as in TVM.
     bool auto_unroll =
         extent && kind == ForKind::kSerial && auto_max_step_ > 0 && steps_ <= auto_max_step_;
+    if (auto_unroll && options_.keep_vectorized_folds) {
+      Stmt loop = For(op->loop_var, op->min, op->extent, kind, body, op->thread_tag, annotations);
+      std::optional<SimdFold> fold = MatchSimdFold(loop.as<ForNode>());
+      if (fold && (IsVectorTreeFold(loop.as<ForNode>(), *fold) ||
+                   IsLongSimdFold(loop.as<ForNode>(), *fold))) {
+        auto_unroll = false;
+      }
+    }
     bool explicit_unroll = auto_explicit_;
     auto_max_step_ = saved_max_step;
     auto_explicit_ = saved_explicit;

@@ -11,6 +11,11 @@ struct UnrollOptions {
   // A loop marked unrolled is replicated when its extent is a constant up to this; a longer
   // or symbolic one stays a loop marked unrolled (the emitter asks the compiler to unroll).
   int64_t max_explicit_extent = 64;
+  // A loop the unroll pragma reaches that is a vector-tree fold or a long SIMD fold
+  // (codegen/passes/simd_fold.h) stays a loop: the C target vectorizes it, where its copies
+  // would be one scalar dependency chain. Loops marked kUnrolled by the schedule itself are
+  // still replicated.
+  bool keep_vectorized_folds = false;
 };
 
 // Unrolls loops. A loop of kind kUnrolled with a constant extent within the limit becomes

@@ -47,7 +47,7 @@ class CompiledKernel {
     dir_ = dir;
     std::ofstream(dir_ / "kernel.c") << source.code;
     std::string cmd =
-        "gcc -O3 -march=native -fopenmp -shared -fPIC -std=c11 -Wall -Wextra "
+        "gcc -O3 -march=native -fno-math-errno -fopenmp -shared -fPIC -std=c11 -Wall -Wextra "
         "-Werror -o " +
         (dir_ / "kernel.so").string() + " " + (dir_ / "kernel.c").string() + " -lm 2> " +
         (dir_ / "log.txt").string();
@@ -149,7 +149,8 @@ std::string RunAndCompare(const PrimFunc& f, const std::vector<ArgValue>& inputs
   std::vector<ArgValue> by_hand = CloneArgs(inputs);
   reference(by_hand);
   ExpectTensorsMatch(f->name + ": interpreter vs hand-written reference", by_hand, expected, "");
-  EmittedSource source = EmitC(Lower(f), "kiln_" + f->name, options);
+  EmittedSource source =
+      EmitC(Lower(f, CTarget(options).DefaultLowerOptions()), "kiln_" + f->name, options);
   CompiledKernel kernel(source);
   EXPECT_EQ(kernel.error(), "");
   if (!kernel.error().empty()) return source.code;
@@ -848,6 +849,63 @@ TEST(CEndToEndTest, InnermostReductionsBecomeSimdReductions) {
   serial.simd_reductions = false;
   code = EmitC(Lower(f), "kiln_reductions", serial).code;
   EXPECT_EQ(count("#pragma omp simd"), 0) << code;
+}
+
+// The end of a reduction split over vector lanes (what rfactor and vectorize make of a row
+// sum): 16 float32 partial sums per row, then their sum, and 8 float64 elements summed from an
+// init inside the loop. Both folds are one vector load summed by halves, also under an unroll
+// pragma that would otherwise replicate them, and agree with the interpreter.
+TEST(CEndToEndTest, AVectorOfPartialSumsIsSummedByHalves) {
+  constexpr int kRows = 12, kN = 64, kLanes = 16, kWide = 8;
+  Buffer a = DeclBuffer("A", kF32, {kRows, kN});
+  Buffer rf = DeclBuffer("RF", kF32, {kRows, kLanes});
+  Buffer sum = DeclBuffer("S", kF32, {kRows});
+  const DataType f64 = DataType::Float(64);
+  Buffer e = DeclBuffer("E", f64, {kRows, kWide});
+  Buffer d = DeclBuffer("D", f64, {kRows});
+  Var i("i"), l("l"), ko("ko"), l2("l2"), l3("l3"), j("j"), k("k"), vj("vj"), vk("vk");
+  Annotations unroll{{"pragma_auto_unroll_max_step", IntImm(DataType::Int(32), 512)},
+                     {"pragma_unroll_explicit", IntImm(DataType::Int(32), 1)}};
+  Stmt rows = For(
+      i, 0, kRows, ForKind::kSerial,
+      SeqStmt({For(l, 0, kLanes, ForKind::kSerial, BufferStore(rf, F32(0), {i, l})),
+               For(ko, 0, kN / kLanes, ForKind::kSerial,
+                   For(l2, 0, kLanes, ForKind::kSerial,
+                       BufferStore(rf,
+                                   BufferLoad(rf, {i, l2}) + BufferLoad(a, {i, ko * kLanes + l2}),
+                                   {i, l2}))),
+               BufferStore(sum, F32(0), {i}),
+               For(l3, 0, kLanes, ForKind::kSerial,
+                   BufferStore(sum, BufferLoad(sum, {i}) + BufferLoad(rf, {i, l3}), {i}))}),
+      "", unroll);
+  Stmt wide_block =
+      MakeBlock("D", {Spatial(vj, kRows), testing::Reduce(vk, kWide)}, {j, k},
+                BufferStore(d, BufferLoad(d, {vj}) + BufferLoad(e, {vj, vk}), {vj}),
+                BufferStore(d, FloatImm(f64, 0.5), {vj}));
+  Stmt wide = For(j, 0, kRows, ForKind::kSerial, For(k, 0, kWide, ForKind::kSerial, wide_block));
+  PrimFunc f = testing::MakeFunc("lane_sums", {a, rf, sum, e, d}, Root(SeqStmt({rows, wide})));
+  std::string code = RunAndCompare(
+      f,
+      {Rand(kF32, {kRows, kN}, 51, -2, 2), HostTensor(kF32, {kRows, kLanes}),
+       HostTensor(kF32, {kRows}), Rand(f64, {kRows, kWide}, 52), HostTensor(f64, {kRows})},
+      [](auto& args) {
+        for (int r = 0; r < kRows; ++r) {
+          double s = 0;
+          for (int lane = 0; lane < kLanes; ++lane) {
+            double part = 0;
+            for (int c = lane; c < kN; c += kLanes) part += T(args, 0).GetDouble(r * kN + c);
+            T(args, 1).SetDouble(r * kLanes + lane, part);
+            s += part;
+          }
+          T(args, 2).SetDouble(r, s);
+          double w = 0.5;
+          for (int c = 0; c < kWide; ++c) w += T(args, 3).GetDouble(r * kWide + c);
+          T(args, 4).SetDouble(r, w);
+        }
+      });
+  EXPECT_NE(code.find("kiln_vsum_float32x16(kiln_vload_float32x16("), std::string::npos) << code;
+  EXPECT_NE(code.find("kiln_vsum_float64x8(kiln_vload_float64x8("), std::string::npos) << code;
+  EXPECT_EQ(code.find("omp simd"), std::string::npos) << code;
 }
 
 // A NaN in a row reaches that row's maximum and minimum through the SIMD reduction's NaN flag

@@ -74,5 +74,34 @@ TEST(UnrollLoopsTest, AutoUnrollWithoutExplicitMarksLoopsForTheCompiler) {
             "      A[((j * 2) + k)] = 1f32\n");
 }
 
+// Under an unroll pragma, the folds the C target vectorizes stay loops: the sum of one vector of
+// contiguous elements (a vector-tree fold) and a fold over 256 bytes or more. A short fold that
+// is not a plain load is still replicated, as is everything without the option.
+TEST(UnrollLoopsTest, AutoUnrollKeepsTheFoldsTheCTargetVectorizes) {
+  Buffer a = DeclBuffer("A", DataType::Float(32), {64});
+  Buffer s = DeclBuffer("S", DataType::Float(32), {3});
+  Var t("t"), l("l"), k("k");
+  auto fold = [&](const Var& v, int64_t extent, int64_t slot, Expr value) {
+    return For(v, 0, extent, ForKind::kSerial,
+               BufferStore(s, BufferLoad(s, {MakeConst(DataType::Int(32), slot)}) + value,
+                           {MakeConst(DataType::Int(32), slot)}));
+  };
+  Annotations unroll{{"pragma_auto_unroll_max_step", IntImm(DataType::Int(32), 512)},
+                     {"pragma_unroll_explicit", IntImm(DataType::Int(32), 1)}};
+  Stmt body = SeqStmt({fold(t, 16, 0, BufferLoad(a, {t})),
+                       fold(l, 64, 1, BufferLoad(a, {l}) * testing::F32(2)),
+                       fold(k, 16, 2, BufferLoad(a, {k}) * testing::F32(2))});
+  Var once("once");
+  PrimFunc f = testing::MakeFunc("f", {a, s}, For(once, 0, 1, ForKind::kSerial, body, "", unroll));
+  UnrollOptions options;
+  options.keep_vectorized_folds = true;
+  std::string kept = DumpStmt(UnrollLoops(f, options)->body);
+  EXPECT_NE(kept.find("for t in serial(0, 16)"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("for l in serial(0, 64)"), std::string::npos) << kept;
+  EXPECT_EQ(kept.find("for k in"), std::string::npos) << kept;
+  std::string replicated = DumpStmt(UnrollLoops(f)->body);
+  EXPECT_EQ(replicated.find("for "), std::string::npos) << replicated;
+}
+
 }  // namespace
 }  // namespace kiln::codegen
