@@ -245,6 +245,7 @@ void Tuner::State::Receive(const std::vector<MeasureResponse>& responses) {
     if (flight.round < 0) {
       if (ok) {
         task.untuned_seconds = result.median_seconds;
+        progress[flight.task].untuned_seconds = result.median_seconds;
       } else {
         task.untuned_error = machinery ? response.machinery_error : result.message;
       }

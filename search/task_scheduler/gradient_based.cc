@@ -35,6 +35,15 @@ std::optional<size_t> GradientBasedScheduler::Next(const std::vector<TaskProgres
   for (size_t i : alive) {
     if (tasks[i].best_history.empty() && tasks[i].rounds_in_flight == 0) return i;
   }
+  for (size_t i : alive) {
+    const TaskProgress& t = tasks[i];
+    bool behind = !t.best_history.empty() && t.untuned_seconds > 0 &&
+                  t.best_history.back() > t.untuned_seconds;
+    if (behind && t.rounds_in_flight == 0 &&
+        static_cast<int64_t>(t.best_history.size()) <= options_.catch_up_rounds) {
+      return i;
+    }
+  }
   std::vector<size_t> best;
   double best_gradient = -std::numeric_limits<double>::infinity();
   for (size_t i : alive) {

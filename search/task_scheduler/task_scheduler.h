@@ -3,7 +3,7 @@
 // weights): no measurement, no I/O, so the tuner, the coordinator and a test drive the same
 // code. Two policies: round robin, and gradient-based (MetaSchedule's: round robin until
 // every task has had a round, then the task whose weighted latency is expected to fall the
-// most per trial).
+// most per trial; Kiln's adds catch-up rounds for tasks not yet faster than untuned).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,7 @@ struct TaskProgress {
   int64_t max_trials = std::numeric_limits<int64_t>::max();  // the task's own budget
   bool exhausted = false;    // the search has no new candidate left for it
   int rounds_in_flight = 0;  // rounds handed out whose results have not all come back
+  double untuned_seconds = 0;  // the latency of the kernel as written; 0: not known
   // The best latency (seconds) after each round the task has had; infinity while no
   // candidate has measured correctly.
   std::vector<double> best_history;
@@ -30,6 +31,9 @@ struct TaskProgress {
 struct TaskSchedulerOptions {
   double alpha = 0.2;  // weight of the measured (backward) gradient against the forecast
   int window = 3;      // rounds the backward gradient looks back
+  // Gradient: rounds beyond its first that a task whose best is still slower than its untuned
+  // kernel gets, round robin, before the gradients decide.
+  int catch_up_rounds = 2;
   uint64_t seed = 1;   // breaks ties between equal gradients
 };
 

@@ -57,6 +57,34 @@ TEST(TaskSchedulerTest, GradientStartsRoundRobinThenFollowsTheLargestWeightedFal
   EXPECT_EQ(*scheduler->Next(tasks), 0u);
 }
 
+// A task whose best is still slower than its untuned kernel gets catch-up rounds before the
+// gradients decide, up to catch_up_rounds beyond its first; then the gradients take over.
+TEST(TaskSchedulerTest, GradientGivesATaskSlowerThanUntunedCatchUpRounds) {
+  std::vector<TaskProgress> tasks(2);
+  tasks[0].best_history = {8.0, 4.0, 2.0};  // a heavy task: the gradients' pick
+  tasks[0].weight = 10;
+  tasks[1].best_history = {3.0};            // a cheap task, slower than its untuned 2.5
+  tasks[1].untuned_seconds = 2.5;
+  auto scheduler = CreateTaskScheduler("gradient");
+  EXPECT_EQ(*scheduler->Next(tasks), 1u);
+  tasks[1].rounds_in_flight = 1;  // its round being measured: no second one at once
+  EXPECT_EQ(*scheduler->Next(tasks), 0u);
+  tasks[1].rounds_in_flight = 0;
+  tasks[1].best_history = {3.0, 2.9};
+  EXPECT_EQ(*scheduler->Next(tasks), 1u);
+  tasks[1].best_history = {3.0, 2.9, 2.8};  // two catch-up rounds spent
+  EXPECT_EQ(*scheduler->Next(tasks), 0u);
+  tasks[1].best_history = {3.0, 2.0};  // faster than untuned: no catch-up
+  EXPECT_EQ(*scheduler->Next(tasks), 0u);
+  tasks[1].best_history = {3.0};  // untuned not measured: no catch-up
+  tasks[1].untuned_seconds = 0;
+  EXPECT_EQ(*scheduler->Next(tasks), 0u);
+  TaskSchedulerOptions none;
+  none.catch_up_rounds = 0;
+  tasks[1].untuned_seconds = 2.5;
+  EXPECT_EQ(*CreateTaskScheduler("gradient", none)->Next(tasks), 0u);
+}
+
 TEST(TaskSchedulerTest, GradientFormulaFollowsAlphaAndWindow) {
   GradientBasedScheduler scheduler({.alpha = 0.2, .window = 3, .seed = 1});
   TaskProgress task;
