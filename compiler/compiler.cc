@@ -5,6 +5,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "codegen/kernel_abi.h"
 #include "compiler/apply_best.h"
 #include "compiler/epilogue.h"
@@ -146,6 +148,15 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
     funcs.push_back(cand->epilogue);
     symbols.push_back(KernelSymbolOf(k, tasks[kernel_task[k]].name) + "_epilogue");
   }
+  // The workloads as written beside the tuned kernels, to time the two.
+  std::vector<std::optional<size_t>> untuned_object(tasks.size());
+  for (size_t k = 0; k < kernel_task.size() && options.keep_faster_untuned; ++k) {
+    size_t t = kernel_task[k];
+    if (!chosen[t].record) continue;
+    untuned_object[t] = funcs.size();
+    funcs.push_back(tasks[t].func);
+    symbols.push_back(KernelSymbolOf(k, tasks[t].name) + "_untuned");
+  }
   std::vector<KernelObject> objects = CompileKernelObjects(funcs, symbols, build);
   std::vector<ir::PrimFunc> retry_funcs;
   std::vector<std::string> retry_symbols;
@@ -161,6 +172,7 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
         std::to_string(chosen[t].record->id) +
         " does not build, untuned kernel used: " + objects[k].error.substr(0, 500);
     chosen[t].record.reset();
+    untuned_object[t].reset();
     retry_funcs.push_back(tasks[t].func);
     retry_symbols.push_back(symbols[k]);
     retry_index.push_back(k);
@@ -192,14 +204,62 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
   };
   bool any_candidate = false;
   for (const auto& c : candidates) any_candidate = any_candidate || c.has_value();
-  if (any_candidate) {
+  bool any_untuned = false;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    if (untuned_object[t] && !objects[*untuned_object[t]].ok) untuned_object[t].reset();
+    any_untuned = any_untuned || untuned_object[t].has_value();
+  }
+  if (any_candidate || any_untuned) {
     std::vector<std::string> paths;
-    for (size_t o = 0; o < objects.size(); ++o) paths.push_back(objects[o].object_path);
+    for (const KernelObject& o : objects) {
+      if (o.ok) paths.push_back(o.object_path);
+    }
     std::error_code ec;
     fs::create_directories(output_dir, ec);
     KILN_CHECK(!ec, ErrorKind::kIO,
                output_dir + ": cannot create the artifact directory: " + ec.message());
     TemporaryLibrary timing_library(paths, output_dir, build);
+    VariantTimingOptions timing;
+    timing.threads = options.measure_threads;
+    timing.repeat = options.measure_repeat;
+    timing.min_repeat_ms = options.measure_min_repeat_ms;
+    // Each tuned kernel against the workload as written; the faster is the task's kernel.
+    for (size_t k = 0; k < kernel_task.size(); ++k) {
+      size_t t = kernel_task[k];
+      if (!untuned_object[t]) continue;
+      size_t u = *untuned_object[t];
+      TaskLowering as_tuned, as_untuned;
+      as_tuned.kernel = 0;
+      as_untuned.kernel = 1;
+      VariantTiming measured =
+          TimeTaskVariants(tasks[t], WrittenParams(tasks[t].func), as_tuned, as_untuned,
+                           {kernel_of(k, t), kernel_of(u, t)}, timing_library.path(), timing);
+      CompiledTask& c = report.tasks[t];
+      std::string record = "record " + std::to_string(chosen[t].record->id);
+      if (measured.measured && measured.agree) {
+        c.tuned_s = measured.kernel_s;
+        c.untuned_s = measured.library_s;
+      }
+      auto add_note = [&](const std::string& note) {
+        c.note += (c.note.empty() ? "" : "; ") + note;
+      };
+      if (!measured.agree) {
+        // The tuned kernel was checked against the reference interpreter when it was measured;
+        // it stays, and the report says what the comparison found.
+        add_note(record + " kept, not compared with the untuned kernel: " +
+                 (measured.measured ? "the two disagree (max error " +
+                                          std::to_string(measured.max_error) + ")"
+                                    : measured.note));
+        continue;
+      }
+      if (!measured.measured || measured.library_s >= measured.kernel_s) continue;
+      add_note(fmt::format("{} not used: the untuned kernel is faster here ({:.2f} us against "
+                           "{:.2f} us)",
+                           record, measured.library_s * 1e6, measured.kernel_s * 1e6));
+      chosen[t].record.reset();
+      objects[k] = objects[u];
+      symbols[k] = symbols[u];
+    }
     for (size_t k = 0; k < kernel_task.size(); ++k) {
       size_t t = kernel_task[k];
       if (!candidates[t]) continue;
@@ -215,10 +275,6 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
         graph_kernels.push_back(kernel_of(cand.epilogue_object, t));
         as_library.kernel = 2;
       }
-      VariantTimingOptions timing;
-      timing.threads = options.measure_threads;
-      timing.repeat = options.measure_repeat;
-      timing.min_repeat_ms = options.measure_min_repeat_ms;
       VariantTiming measured =
           TimeTaskVariants(tasks[t], cand.matmul.written_params, as_kernel, as_library,
                            graph_kernels, timing_library.path(), timing);

@@ -4,7 +4,8 @@
 // key) replayed on it (apply_best.h), or the workload as written when there is none. All
 // kernels are built into one shared library (kernel_library.h), the entry function is lowered
 // to the graph (lower_graph.h), and the directory is written with its manifest. A tuned kernel
-// that fails to build falls back to the untuned one, and the report says so.
+// that fails to build falls back to the untuned one, and the report says so; so does one that
+// measures slower than the untuned kernel when the two are timed here (keep_faster_untuned).
 //
 // A matmul task (matmul_task.h) may instead take a library call and a generated epilogue
 // kernel (epilogue.h): with LibraryPolicy::kAuto both are timed on this machine
@@ -38,6 +39,10 @@ struct CompileOptions {
   int build_jobs = 0;                         // parallel compiles; 0: every core
   LibraryPolicy library = LibraryPolicy::kAuto;
   std::string library_function = "dnnl_sgemm";  // the matmul library (runtime/model)
+  // Time each tuned kernel against the workload as written (static shapes) and keep the
+  // faster: a record measured slower than the untuned kernel, or on a busier machine, never
+  // makes the model slower.
+  bool keep_faster_untuned = true;
   int measure_threads = 0;                      // threads when timing variants; 0: every core
   int measure_repeat = 5;                       // repeats per round of that timing
   double measure_min_repeat_ms = 10;            // and the least length of a repeat
@@ -56,6 +61,9 @@ struct CompiledTask {
   std::optional<double> kernel_s;   // the kernel as timed at compile time (matmul tasks)
   std::optional<double> library_s;  // the library variant, likewise
   bool kernel_tuned = false;        // the kernel timed against it had a tuning record
+  // The record's kernel and the untuned one as timed at compile time (keep_faster_untuned).
+  std::optional<double> tuned_s;
+  std::optional<double> untuned_s;
   std::string library_note;         // why the library was or was not taken
 };
 

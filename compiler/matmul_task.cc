@@ -1,6 +1,8 @@
 // The matcher: the root block's top-level nests, the one that is a matmul, its indices.
 #include "compiler/matmul_task.h"
 
+#include "compiler/task_steps.h"
+
 #include <map>
 #include <set>
 
@@ -68,14 +70,7 @@ class Matcher {
         }
       }
     }
-    std::set<int> written;
-    for (const ir::BlockNode* b : all.blocks) {
-      for (const ir::BufferRegion& w : b->writes) {
-        auto p = param_of_.find(w.buffer.get());
-        if (p != param_of_.end()) written.insert(static_cast<int>(p->second));
-      }
-    }
-    m.written_params.assign(written.begin(), written.end());
+    m.written_params = WrittenParams(f_);
     auto out = param_of_.find(m.product.get());
     if (out != param_of_.end()) {
       if (nests.size() != 1) return No("the matmul writes a parameter and other blocks follow");

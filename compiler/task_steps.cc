@@ -1,6 +1,10 @@
 // One step, or a library step and an epilogue step with the product between them.
 #include "compiler/task_steps.h"
 
+#include <map>
+#include <set>
+
+#include "ir/functor.h"
 #include "support/error.h"
 
 namespace kiln::compiler {
@@ -9,6 +13,29 @@ using runtime::model::DimExpr;
 using runtime::model::GraphValue;
 using runtime::model::Step;
 using runtime::model::StepArg;
+
+std::vector<int> WrittenParams(const ir::PrimFunc& f) {
+  std::map<const ir::BufferNode*, int> param_of;
+  for (size_t p = 0; p < f->params.size(); ++p) {
+    if (std::optional<ir::Buffer> b = f->BufferOf(f->params[p])) {
+      param_of[b->get()] = static_cast<int>(p);
+    }
+  }
+  struct Writes : ir::IRVisitor {
+    using IRVisitor::VisitStmt_;
+    void VisitStmt_(const ir::BlockNode* op) override {
+      for (const ir::BufferRegion& w : op->writes) buffers.insert(w.buffer.get());
+      IRVisitor::VisitStmt_(op);
+    }
+    std::set<const ir::BufferNode*> buffers;
+  } writes;
+  writes.VisitStmt(f->body);
+  std::set<int> written;
+  for (const ir::BufferNode* b : writes.buffers) {
+    if (auto it = param_of.find(b); it != param_of.end()) written.insert(it->second);
+  }
+  return {written.begin(), written.end()};
+}
 
 runtime::model::GraphKernel MatmulLibraryKernel(const std::string& function,
                                                 const std::string& task, const MatmulTask& matmul) {

@@ -25,6 +25,9 @@ struct TaskLowering {
   std::optional<MatmulTask> matmul;  // set with `library`
 };
 
+// The parameters some block of `f` writes, in order: a task's outputs.
+std::vector<int> WrittenParams(const ir::PrimFunc& f);
+
 // The graph kernel of a matmul library call for `task`: three float32 buffers (A, B, C).
 runtime::model::GraphKernel MatmulLibraryKernel(const std::string& function,
                                                 const std::string& task, const MatmulTask& matmul);

@@ -40,6 +40,7 @@ struct CompileCommandOptions {
   std::string target = "llvm";
   std::string db;
   bool no_db = false;
+  bool no_untuned_check = false;
   std::string output;
   std::string func;
   std::vector<std::string> dims;
@@ -158,6 +159,7 @@ int Run(const CompileCommandOptions& o) {
   options.library = *policy;
   options.library_function = o.library_function;
   options.measure_threads = o.threads;
+  options.keep_faster_untuned = !o.no_untuned_check;
   compiler::CompileReport report = compiler::CompileModel(prepared, input.entry, o.output, options);
 
   size_t width = 4;
@@ -181,6 +183,10 @@ int Run(const CompileCommandOptions& o) {
               << pad(schedule, 14) << "  " << (t.latency_s ? Fixed(*t.latency_s * 1e6, 2) : "-")
               << "\n";
     if (!t.note.empty()) std::cout << "     " << t.note << "\n";
+    if (t.tuned_s && t.untuned_s) {
+      std::cout << "     timed here: tuned " << Fixed(*t.tuned_s * 1e6, 2) << " us, untuned "
+                << Fixed(*t.untuned_s * 1e6, 2) << " us\n";
+    }
     if (t.kernel_s && t.library_s) {
       std::string function = o.library_function;
       std::string kernel = t.kernel_tuned ? "tuned" : "untuned";
@@ -208,6 +214,8 @@ int Run(const CompileCommandOptions& o) {
                      {"kernel_s", t.kernel_s ? json(*t.kernel_s) : json()},
                      {"library_s", t.library_s ? json(*t.library_s) : json()},
                      {"library_note", t.library_note},
+                     {"tuned_s", t.tuned_s ? json(*t.tuned_s) : json()},
+                     {"untuned_s", t.untuned_s ? json(*t.untuned_s) : json()},
                      {"note", t.note}});
   }
   std::cout << report.kernels << " kernels (" << report.tuned << " tuned), " << report.library
@@ -276,6 +284,8 @@ Command RegisterCompileCommand(CLI::App& parent) {
                   "threads when timing a task's kernel against its library variant (0: every "
                   "core)")
       ->check(CLI::NonNegativeNumber);
+  app->add_flag("--no-untuned-check", o->no_untuned_check,
+                "use each task's best record without timing its kernel against the untuned one");
   app->add_flag("--json", o->json, "print one JSON object on the last line");
   return {app, [o]() { return ExitTwoOnInputError([&] { return Run(*o); }); }};
 }

@@ -258,6 +258,17 @@ std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inp
 
 std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inputs,
                                           std::vector<double>* step_seconds) {
+  return RunSteps(inputs, step_seconds, nullptr);
+}
+
+void Executor::RunInto(const std::vector<ir::HostTensor>& inputs,
+                       std::vector<ir::HostTensor>& outputs) {
+  RunSteps(inputs, nullptr, &outputs);
+}
+
+std::vector<ir::HostTensor> Executor::RunSteps(const std::vector<ir::HostTensor>& inputs,
+                                               std::vector<double>* step_seconds,
+                                               std::vector<ir::HostTensor>* into) {
   const Graph& g = artifact_.graph;
   KILN_CHECK(inputs.size() == g.inputs.size(), ErrorKind::kRuntime,
              "the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
@@ -274,6 +285,22 @@ std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inp
   SetThreads();
 
   size_t n = g.values.size();
+  // With `into`: where each output value is written (its first position among the outputs).
+  std::vector<ir::HostTensor*> target(n, nullptr);
+  if (into != nullptr) {
+    KILN_CHECK(into->size() == g.outputs.size(), ErrorKind::kRuntime,
+               "the model has " + std::to_string(g.outputs.size()) + " outputs, " +
+                   std::to_string(into->size()) + " tensors given to run into");
+    for (size_t p = 0; p < g.outputs.size(); ++p) {
+      int64_t id = g.outputs[p];
+      ir::HostTensor& t = (*into)[p];
+      const GraphValue& v = g.values[id];
+      KILN_CHECK(t.dtype() == v.dtype && t.shape() == plan.shapes[id], ErrorKind::kRuntime,
+                 "output " + std::to_string(p) + " (" + v.name + ") is " + v.dtype.ToString() +
+                     " of another shape than the tensor given to run into");
+      if (target[id] == nullptr) target[id] = &t;
+    }
+  }
   std::vector<void*> data(n, nullptr);
   std::vector<ir::HostTensor> direct(n);
   auto* arena = static_cast<uint8_t*>(plan.arena.data());
@@ -288,7 +315,9 @@ std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inp
         data[i] = constants + g.constants[v.constant_index].offset;
         break;
       case ValueKind::kKernelOutput:
-        if (plan.direct_output[i]) {
+        if (plan.direct_output[i] && target[i] != nullptr) {
+          data[i] = target[i]->data();
+        } else if (plan.direct_output[i]) {
           direct[i] = ir::HostTensor(v.dtype, plan.shapes[i]);
           data[i] = direct[i].data();
         } else {
@@ -336,6 +365,14 @@ std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inp
       (*step_seconds)[s] =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
+  }
+  if (into != nullptr) {
+    for (size_t p = 0; p < g.outputs.size(); ++p) {
+      int64_t id = g.outputs[p];
+      void* to = (*into)[p].data();
+      if (to != data[id] && plan.nbytes[id] > 0) std::memcpy(to, data[id], plan.nbytes[id]);
+    }
+    return {};
   }
   std::vector<ir::HostTensor> outputs;
   for (int64_t id : g.outputs) {

@@ -68,6 +68,11 @@ class Executor {
   // `step_seconds`: what `tune bench --profile` reports.
   std::vector<ir::HostTensor> Run(const std::vector<ir::HostTensor>& inputs,
                                   std::vector<double>* step_seconds);
+  // Runs the model writing into `outputs`: tensors of the dtypes and shapes Run returns for
+  // these inputs (an earlier Run's, for one), so that a loop of runs allocates and zeroes no
+  // memory, as a serving loop or a timing wants. kiln::Error(kRuntime) naming an output that
+  // does not fit.
+  void RunInto(const std::vector<ir::HostTensor>& inputs, std::vector<ir::HostTensor>& outputs);
 
   // The plan for these input shapes (made and cached if new).
   PlanStats Plan(const std::vector<std::vector<int64_t>>& input_shapes);
@@ -79,6 +84,10 @@ class Executor {
  private:
   struct ConcretePlan;
   ConcretePlan& GetPlan(const std::vector<std::vector<int64_t>>& input_shapes);
+  // Run's work; with `into`, outputs are written there and nothing is returned.
+  std::vector<ir::HostTensor> RunSteps(const std::vector<ir::HostTensor>& inputs,
+                                       std::vector<double>* step_seconds,
+                                       std::vector<ir::HostTensor>* into);
   void SetThreads();
 
   Artifact artifact_;

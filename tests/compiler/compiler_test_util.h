@@ -49,9 +49,11 @@ class CompilerTestBase : public ::testing::Test {
   CompileReport Compile(const ir::relax::IRModule& module, const std::string& name,
                         database::Database* db = nullptr,
                         const std::string& device_key = "cpu-test",
-                        LibraryPolicy library = LibraryPolicy::kNever) {
+                        LibraryPolicy library = LibraryPolicy::kNever,
+                        bool keep_faster_untuned = false) {
     CompileOptions options;
     options.library = library;
+    options.keep_faster_untuned = keep_faster_untuned;
     // The kernel-or-library timing, as short as it goes: the tests check results, not speed.
     options.measure_repeat = 1;
     options.measure_min_repeat_ms = 0;

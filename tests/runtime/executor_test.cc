@@ -1,6 +1,6 @@
 // The executor on a hand-built model: results against the formula, symbolic dims bound from
-// the input's shape (one plan per shape, cached), views, memory reuse on a chain, input
-// validation and a failing kernel.
+// the input's shape (one plan per shape, cached), views, memory reuse on a chain, runs into
+// given outputs, input validation and a failing kernel.
 #include "runtime/model/executor.h"
 
 #include <gtest/gtest.h>
@@ -47,6 +47,35 @@ TEST_F(ExecutorTest, AModelCompiledAgainIntoTheSameDirectoryRunsItsNewKernels) {
   Executor second(LoadArtifact(dir_ / "chain.kiln"), {.threads = 1, .cache_dir = dir_ / "cache"});
   EXPECT_FLOAT_EQ(second.Run({x})[1].GetDouble(0), 13.0f);  // ((0 * 3 + 1) * 3 + 1) * 3 + 1
   EXPECT_FLOAT_EQ(first.Run({x})[1].GetDouble(0), 7.0f);
+}
+
+// RunInto writes what Run returns into the tensors it is given, which keep their memory; a
+// tensor that does not fit is refused naming the output.
+TEST_F(ExecutorTest, RunIntoWritesTheOutputsItIsGiven) {
+  Executor executor = Load();
+  ir::HostTensor x = ir::HostTensor::Random(ir::DataType::Float(32), {8}, 3);
+  std::vector<ir::HostTensor> expected = executor.Run({x});
+  std::vector<ir::HostTensor> out = {ir::HostTensor(ir::DataType::Float(32), {8}),
+                                     ir::HostTensor(ir::DataType::Float(32), {2, 4})};
+  const void* memory[2] = {out[0].data(), out[1].data()};
+  for (int run = 0; run < 2; ++run) {
+    executor.RunInto({x}, out);
+    for (size_t o = 0; o < 2; ++o) {
+      EXPECT_EQ(out[o].data(), memory[o]);
+      for (int64_t i = 0; i < 8; ++i) EXPECT_EQ(out[o].GetDouble(i), expected[o].GetDouble(i));
+    }
+  }
+  std::vector<ir::HostTensor> wrong = {ir::HostTensor(ir::DataType::Float(32), {8}),
+                                       ir::HostTensor(ir::DataType::Float(32), {8})};
+  try {
+    executor.RunInto({x}, wrong);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kRuntime);
+    EXPECT_NE(std::string(e.what()).find("output 1"), std::string::npos) << e.what();
+  }
+  std::vector<ir::HostTensor> one = {ir::HostTensor(ir::DataType::Float(32), {8})};
+  EXPECT_THROW(executor.RunInto({x}, one), Error);
 }
 
 TEST_F(ExecutorTest, IntermediatesOfAChainShareMemory) {
