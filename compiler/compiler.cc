@@ -2,10 +2,10 @@
 // order.
 #include "compiler/compiler.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "codegen/kernel_abi.h"
 #include "compiler/apply_best.h"
@@ -247,15 +247,16 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
         // The tuned kernel was checked against the reference interpreter when it was measured;
         // it stays, and the report says what the comparison found.
         add_note(record + " kept, not compared with the untuned kernel: " +
-                 (measured.measured ? "the two disagree (max error " +
-                                          std::to_string(measured.max_error) + ")"
-                                    : measured.note));
+                 (measured.measured
+                      ? "the two disagree (max error " + std::to_string(measured.max_error) + ")"
+                      : measured.note));
         continue;
       }
       if (!measured.measured || measured.library_s >= measured.kernel_s) continue;
-      add_note(fmt::format("{} not used: the untuned kernel is faster here ({:.2f} us against "
-                           "{:.2f} us)",
-                           record, measured.library_s * 1e6, measured.kernel_s * 1e6));
+      add_note(
+          fmt::format("{} not used: the untuned kernel is faster here ({:.2f} us against "
+                      "{:.2f} us)",
+                      record, measured.library_s * 1e6, measured.kernel_s * 1e6));
       chosen[t].record.reset();
       objects[k] = objects[u];
       symbols[k] = symbols[u];

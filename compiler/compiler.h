@@ -43,9 +43,9 @@ struct CompileOptions {
   // faster: a record measured slower than the untuned kernel, or on a busier machine, never
   // makes the model slower.
   bool keep_faster_untuned = true;
-  int measure_threads = 0;                      // threads when timing variants; 0: every core
-  int measure_repeat = 5;                       // repeats per round of that timing
-  double measure_min_repeat_ms = 10;            // and the least length of a repeat
+  int measure_threads = 0;            // threads when timing variants; 0: every core
+  int measure_repeat = 5;             // repeats per round of that timing
+  double measure_min_repeat_ms = 10;  // and the least length of a repeat
 };
 
 struct CompiledTask {
@@ -64,7 +64,7 @@ struct CompiledTask {
   // The record's kernel and the untuned one as timed at compile time (keep_faster_untuned).
   std::optional<double> tuned_s;
   std::optional<double> untuned_s;
-  std::string library_note;         // why the library was or was not taken
+  std::string library_note;  // why the library was or was not taken
 };
 
 struct CompileReport {

@@ -1,11 +1,10 @@
 // The matcher: the root block's top-level nests, the one that is a matmul, its indices.
 #include "compiler/matmul_task.h"
 
-#include "compiler/task_steps.h"
-
 #include <map>
 #include <set>
 
+#include "compiler/task_steps.h"
 #include "ir/functor.h"
 #include "ir/structural.h"
 

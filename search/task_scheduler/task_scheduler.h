@@ -20,8 +20,8 @@ struct TaskProgress {
   double weight = 1;                                         // how often the model calls the kernel
   int64_t trials = 0;                                        // candidates measured so far
   int64_t max_trials = std::numeric_limits<int64_t>::max();  // the task's own budget
-  bool exhausted = false;    // the search has no new candidate left for it
-  int rounds_in_flight = 0;  // rounds handed out whose results have not all come back
+  bool exhausted = false;      // the search has no new candidate left for it
+  int rounds_in_flight = 0;    // rounds handed out whose results have not all come back
   double untuned_seconds = 0;  // the latency of the kernel as written; 0: not known
   // The best latency (seconds) after each round the task has had; infinity while no
   // candidate has measured correctly.
@@ -34,7 +34,7 @@ struct TaskSchedulerOptions {
   // Gradient: rounds beyond its first that a task whose best is still slower than its untuned
   // kernel gets, round robin, before the gradients decide.
   int catch_up_rounds = 2;
-  uint64_t seed = 1;   // breaks ties between equal gradients
+  uint64_t seed = 1;  // breaks ties between equal gradients
 };
 
 class TaskScheduler {

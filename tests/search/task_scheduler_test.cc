@@ -63,7 +63,7 @@ TEST(TaskSchedulerTest, GradientGivesATaskSlowerThanUntunedCatchUpRounds) {
   std::vector<TaskProgress> tasks(2);
   tasks[0].best_history = {8.0, 4.0, 2.0};  // a heavy task: the gradients' pick
   tasks[0].weight = 10;
-  tasks[1].best_history = {3.0};            // a cheap task, slower than its untuned 2.5
+  tasks[1].best_history = {3.0};  // a cheap task, slower than its untuned 2.5
   tasks[1].untuned_seconds = 2.5;
   auto scheduler = CreateTaskScheduler("gradient");
   EXPECT_EQ(*scheduler->Next(tasks), 1u);

@@ -82,8 +82,7 @@ TEST(PostprocsTest, RewriteParallelVectorizeUnrollParallelizesOnlyRegionsWithEno
   Schedule apart(f);
   annotate(apart);
   ASSERT_TRUE(RunPostproc(MakeRewriteParallelVectorizeUnroll(), apart));
-  EXPECT_EQ(Skeleton(apart.func()).find("parallel"), std::string::npos)
-      << Skeleton(apart.func());
+  EXPECT_EQ(Skeleton(apart.func()).find("parallel"), std::string::npos) << Skeleton(apart.func());
 
   Schedule fused(f);
   fused.ComputeAt(fused.GetBlock("B"), fused.GetLoops(fused.GetBlock("C"))[0], true);
