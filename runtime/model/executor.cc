@@ -295,9 +295,11 @@ std::vector<ir::HostTensor> Executor::RunSteps(const std::vector<ir::HostTensor>
       int64_t id = g.outputs[p];
       ir::HostTensor& t = (*into)[p];
       const GraphValue& v = g.values[id];
-      KILN_CHECK(t.dtype() == v.dtype && t.shape() == plan.shapes[id], ErrorKind::kRuntime,
-                 "output " + std::to_string(p) + " (" + v.name + ") is " + v.dtype.ToString() +
-                     " of another shape than the tensor given to run into");
+      if (t.dtype() != v.dtype || t.shape() != plan.shapes[id]) {
+        throw Error(ErrorKind::kRuntime, "output " + std::to_string(p) + " (" + v.name + ") is " +
+                                             v.dtype.ToString() + ShapeString(plan.shapes[id]) +
+                                             ", the tensor given to run into " + t.Describe());
+      }
       if (target[id] == nullptr) target[id] = &t;
     }
   }
