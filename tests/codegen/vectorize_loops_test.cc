@@ -96,7 +96,8 @@ TEST_F(VectorizeLoopsTest, IntrinsicCallsAreWidenedUnlessTurnedOff) {
             "broadcast(exp(S[j]), 8))\n");
   VectorizeOptions scalar_calls;
   scalar_calls.vectorize_calls = false;
-  const auto* loop = VectorizeLoops(f, scalar_calls)->body.as<ForNode>()->body.as<ForNode>();
+  PrimFunc vectorized = VectorizeLoops(f, scalar_calls);  // owns the loop below
+  const auto* loop = vectorized->body.as<ForNode>()->body.as<ForNode>();
   ASSERT_NE(loop, nullptr);
   EXPECT_EQ(loop->annotations.count(kPragmaIvdep), 1u);
 }
@@ -108,7 +109,8 @@ TEST_F(VectorizeLoopsTest, BoolCallsAndIfThenElseFallBack) {
   for (const Expr& value : {isnan, guarded}) {
     PrimFunc f = testing::MakeFunc("f", {a, b},
                                    For(i, 0, 8, ForKind::kVectorized, BufferStore(b, value, {i})));
-    const auto* loop = VectorizeLoops(f)->body.as<ForNode>();
+    PrimFunc vectorized = VectorizeLoops(f);  // owns the loop below
+    const auto* loop = vectorized->body.as<ForNode>();
     ASSERT_NE(loop, nullptr);
     EXPECT_EQ(loop->annotations.count(kPragmaIvdep), 1u);
   }

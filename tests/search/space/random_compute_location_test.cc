@@ -44,7 +44,7 @@ std::optional<Candidate> PerRowCandidate(const PrimFunc& f, int64_t row) {
   space.Initialize(context);
   Trace trace = space.Sketches(context).front().trace();
   for (size_t i = 0; i < trace.size(); ++i) {
-    const std::string& kind = trace.instructions()[i].kind;
+    const std::string kind = trace.instructions()[i].kind;  // a copy: `trace` is reassigned
     if (kind == "SampleComputeLocation") trace = trace.WithDecision(i, row);
     if (kind == "SampleCategorical") trace = trace.WithDecision(i, 0);
   }
