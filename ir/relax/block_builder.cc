@@ -204,7 +204,8 @@ Var BlockBuilder::Bind(Binding binding, const Expr& value, bool dataflow_var,
   StructInfo sinfo = binding.is_match_cast() ? binding.pattern : value.struct_info();
   Var var = dataflow_var ? DataflowVar(name, sinfo) : Var(name, sinfo);
   Binding b =
-      binding.is_match_cast() ? MatchCast(var, value, binding.pattern) : VarBinding(var, value);
+      binding.is_match_cast() ? MatchCast(var, value, binding.pattern, binding.note)
+                              : VarBinding(var, value);
   if (blocks_.empty() || blocks_.back().is_dataflow != in_dataflow_) {
     blocks_.push_back(BindingBlock{{}, in_dataflow_});
   }
@@ -239,13 +240,13 @@ Var BlockBuilder::EmitOutput(const Expr& value, const std::string& name_hint) {
 }
 
 Var BlockBuilder::EmitMatchCast(const Expr& value, StructInfo pattern,
-                                const std::string& name_hint) {
+                                const std::string& name_hint, const std::string& note) {
   KILN_CHECK(pattern.defined(), ErrorKind::kInvalidIR, "BlockBuilder::EmitMatchCast: no pattern");
   CheckBindable(value, "EmitMatchCast");
   Expr normalized = Normalize(value);
   std::string hint = name_hint.empty() ? (in_dataflow_ ? "lv" : "gv") : name_hint;
-  return Bind(Binding{Var(), Expr(), std::move(pattern)}, normalized, in_dataflow_, FreshName(hint),
-              "EmitMatchCast");
+  return Bind(Binding{Var(), Expr(), std::move(pattern), note}, normalized, in_dataflow_,
+              FreshName(hint), "EmitMatchCast");
 }
 
 GlobalVar BlockBuilder::AddFunction(const std::string& name_hint, Function func) {

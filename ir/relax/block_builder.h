@@ -71,8 +71,9 @@ class BlockBuilder {
   // normalization emits stay DataflowVars).
   Var EmitOutput(const Expr& value, const std::string& name_hint = "");
   // Binds R.match_cast(value, pattern): the new variable has struct info `pattern`, whose
-  // new shape variables become known from here on.
-  Var EmitMatchCast(const Expr& value, StructInfo pattern, const std::string& name_hint = "");
+  // new shape variables become known from here on. `note` is the binding's (expr.h).
+  Var EmitMatchCast(const Expr& value, StructInfo pattern, const std::string& name_hint = "",
+                    const std::string& note = "");
   // `value` in A-normal form, its non-leaf parts emitted into the current scope (NormalizeValue).
   Expr Normalize(const Expr& value);
 

@@ -75,13 +75,13 @@ Binding VarBinding(Var var, Expr value) {
   return Binding{std::move(var), std::move(value), StructInfo()};
 }
 
-Binding MatchCast(Var var, Expr value, StructInfo pattern) {
+Binding MatchCast(Var var, Expr value, StructInfo pattern, std::string note) {
   KILN_CHECK(var.defined() && value.defined() && pattern.defined(), ErrorKind::kInvalidIR,
              "match_cast: undefined variable, value or pattern");
   KILN_CHECK(CanMatch(pattern, value.struct_info()), ErrorKind::kType,
              "match_cast of " + var.name() + ": a value of " + value.struct_info().ToString() +
                  " can never match " + pattern.ToString());
-  return Binding{std::move(var), std::move(value), std::move(pattern)};
+  return Binding{std::move(var), std::move(value), std::move(pattern), std::move(note)};
 }
 
 Expr Constant(HostTensor data) {

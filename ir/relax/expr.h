@@ -162,14 +162,18 @@ struct ExternFuncNode : ExprNode {
 
 // var = value (a VarBinding), or var = R.match_cast(value, pattern) (a MatchCast: checks at
 // run time that value fits `pattern` and binds the shape variables `pattern` introduces).
+// A MatchCast's `note` says, for its run-time error, what the check stands for (a front end
+// that could not prove two dims equal at import says which node needs them equal: "ONNX node
+// 614 'p2o.Add.249' (Add): input 1 against input 0"); the printer writes it as a comment.
 struct Binding {
   Var var;
   Expr value;
   StructInfo pattern;  // defined only for a MatchCast
+  std::string note = {};
   bool is_match_cast() const { return pattern.defined(); }
 };
 Binding VarBinding(Var var, Expr value);
-Binding MatchCast(Var var, Expr value, StructInfo pattern);
+Binding MatchCast(Var var, Expr value, StructInfo pattern, std::string note = "");
 
 struct BindingBlock {
   std::vector<Binding> bindings;

@@ -130,7 +130,7 @@ void ExprMutator::VisitBinding(const Binding& binding, std::vector<Binding>& out
     return;
   }
   if (binding.is_match_cast()) {
-    out.push_back(MatchCast(binding.var, value, binding.pattern));
+    out.push_back(MatchCast(binding.var, value, binding.pattern, binding.note));
     return;
   }
   Var var = binding.var;

@@ -100,8 +100,9 @@ class Evaluator {
     Value v = EvalAt(b.value, frame, depth, where);
     std::string why = MatchValue(b.var.struct_info(), v, frame.shapes);
     if (!why.empty()) {
-      std::string what = b.is_match_cast() ? "match_cast of " + b.var.name() + ": expected "
-                                           : "the value does not fit the variable's ";
+      std::string what = !b.is_match_cast() ? "the value does not fit the variable's "
+                         : b.note.empty()   ? "match_cast of " + b.var.name() + ": expected "
+                                            : b.note + ": expected ";
       throw Error(ErrorKind::kRuntime, "function " + frame.function + ", " + where + ": " + what +
                                            b.var.struct_info().ToString() + ", got " +
                                            v.Describe() + ": " + why);

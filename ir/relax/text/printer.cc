@@ -256,7 +256,10 @@ class FunctionPrinter {
     // The value first: names in it are older than the variable bound here.
     std::string value = Print(b.value);
     if (b.is_match_cast()) value = "R.match_cast(" + value + ", " + SInfo(b.pattern, false) + ")";
-    return VarName(b.var.get()) + ": " + SInfo(b.var.struct_info(), false) + " = " + value;
+    std::string note;
+    for (char c : b.note) note += c == '\n' ? ' ' : c;
+    return VarName(b.var.get()) + ": " + SInfo(b.var.struct_info(), false) + " = " + value +
+           (note.empty() ? "" : "  # " + note);
   }
 
   std::string CallText(const CallNode& c) {
