@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <set>
 
 #include "codegen/kernel_abi.h"
 #include "compiler/apply_best.h"
@@ -14,6 +15,7 @@
 #include "compiler/library_choice.h"
 #include "compiler/lower_graph.h"
 #include "compiler/matmul_task.h"
+#include "compiler/padding.h"
 #include "compiler/view_task.h"
 #include "ir/relax/transform/extract_tasks.h"
 #include "ir/structural.h"
@@ -29,9 +31,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "kiln_model_3_fused_matmul_add": unique by index, readable in a profiler.
-std::string KernelSymbolOf(size_t index, const std::string& name) {
-  std::string symbol = "kiln_model_" + std::to_string(index) + "_";
+// "kiln_model_3_fused_matmul_add" (graph.json), "kiln_model_b2_3_fused_matmul_add" (bucket
+// 2's): unique by graph and index, readable in a profiler.
+std::string KernelSymbolOf(size_t variant, size_t index, const std::string& name) {
+  std::string symbol = "kiln_model_" +
+                       (variant == 0 ? std::string() : "b" + std::to_string(variant - 1) + "_") +
+                       std::to_string(index) + "_";
   for (char c : name.substr(0, 48)) symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return symbol;
 }
@@ -63,6 +68,45 @@ class TemporaryLibrary {
   std::string path_;
 };
 
+// One graph compiled: its tasks as reported and as the manifest lists them, the objects of
+// its kernels, and the graph with its constants.
+struct BuiltVariant {
+  std::vector<CompiledTask> tasks;
+  std::vector<runtime::model::ManifestTask> manifest_tasks;
+  std::vector<std::string> object_paths;
+  LoweredGraph lowered;
+  int64_t kernels = 0;
+  int64_t views = 0;
+  int64_t tuned = 0;
+  int64_t library = 0;
+};
+
+BuiltVariant BuildVariant(const ir::relax::IRModule& module, const std::string& entry,
+                          size_t variant_index, const std::string& output_dir,
+                          const CompileOptions& options, const std::string& device_key,
+                          const KernelLibraryOptions& build);
+
+// The graphs' constants in one blob, each distinct constant once (buckets share the weights):
+// rewrites every graph's constant offsets into it.
+std::string MergeConstants(std::vector<BuiltVariant>& built) {
+  std::string merged;
+  std::map<std::string, uint64_t> offset_of;  // bytes -> offset in `merged`
+  for (BuiltVariant& b : built) {
+    for (runtime::model::ConstantRef& ref : b.lowered.graph.constants) {
+      std::string bytes = b.lowered.constants.substr(ref.offset, ref.nbytes);
+      auto it = offset_of.find(bytes);
+      if (it == offset_of.end()) {
+        merged.append((64 - merged.size() % 64) % 64, '\0');
+        it = offset_of.emplace(bytes, merged.size()).first;
+        merged += bytes;
+      }
+      ref.offset = it->second;
+    }
+    b.lowered.constants.clear();
+  }
+  return merged;
+}
+
 }  // namespace
 
 std::optional<LibraryPolicy> ParseLibraryPolicy(const std::string& text) {
@@ -72,20 +116,15 @@ std::optional<LibraryPolicy> ParseLibraryPolicy(const std::string& text) {
   return std::nullopt;
 }
 
-CompileReport CompileModel(const ir::relax::IRModule& module, const std::string& entry,
-                           const std::string& output_dir, const CompileOptions& options) {
-  auto start = std::chrono::steady_clock::now();
-  CompileReport report;
-  report.artifact_dir = output_dir;
-  report.device_key =
-      options.device_key.empty() ? worker::DetectCpuDeviceKey() : options.device_key;
+namespace {
+
+BuiltVariant BuildVariant(const ir::relax::IRModule& module, const std::string& entry,
+                          size_t variant_index, const std::string& output_dir,
+                          const CompileOptions& options, const std::string& device_key,
+                          const KernelLibraryOptions& build) {
+  BuiltVariant report;
   std::vector<ir::relax::transform::ExtractedTask> tasks =
       ir::relax::transform::ExtractTasks(module, entry);
-  KILN_CHECK(options.library == LibraryPolicy::kNever ||
-                 runtime::model::FindLibraryFunction(options.library_function) != nullptr,
-             ErrorKind::kUnsupported,
-             "compile: the library function '" + options.library_function +
-                 "' is not one this build provides");
 
   std::vector<TaskLowering> lowering(tasks.size());
   std::vector<ChosenSchedule> chosen(tasks.size());
@@ -104,8 +143,7 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
     } else {
       c.kind = "kernel";
       c.impl = "kernel";
-      chosen[t] =
-          ApplyBest(options.db, tasks[t].func, c.workload_hash, options.target, report.device_key);
+      chosen[t] = ApplyBest(options.db, tasks[t].func, c.workload_hash, options.target, device_key);
       c.note = chosen[t].note;
       kernel_task.push_back(t);
       if (options.library != LibraryPolicy::kNever) {
@@ -131,22 +169,18 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
 
   // Build the chosen schedules and the epilogues; a tuned kernel that fails falls back to the
   // workload, an epilogue that fails drops its library variant.
-  KernelLibraryOptions build;
-  build.target = options.target;
-  build.jobs = options.build_jobs;
-  build.cache_dir = options.cache_dir;
   std::vector<ir::PrimFunc> funcs;
   std::vector<std::string> symbols;
   for (size_t k = 0; k < kernel_task.size(); ++k) {
     funcs.push_back(chosen[kernel_task[k]].scheduled);
-    symbols.push_back(KernelSymbolOf(k, tasks[kernel_task[k]].name));
+    symbols.push_back(KernelSymbolOf(variant_index, k, tasks[kernel_task[k]].name));
   }
   for (size_t k = 0; k < kernel_task.size(); ++k) {
     std::optional<LibraryCandidate>& cand = candidates[kernel_task[k]];
     if (!cand || !cand->epilogue.defined()) continue;
     cand->epilogue_object = funcs.size();
     funcs.push_back(cand->epilogue);
-    symbols.push_back(KernelSymbolOf(k, tasks[kernel_task[k]].name) + "_epilogue");
+    symbols.push_back(KernelSymbolOf(variant_index, k, tasks[kernel_task[k]].name) + "_epilogue");
   }
   // The workloads as written beside the tuned kernels, to time the two.
   std::vector<std::optional<size_t>> untuned_object(tasks.size());
@@ -155,7 +189,7 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
     if (!chosen[t].record) continue;
     untuned_object[t] = funcs.size();
     funcs.push_back(tasks[t].func);
-    symbols.push_back(KernelSymbolOf(k, tasks[t].name) + "_untuned");
+    symbols.push_back(KernelSymbolOf(variant_index, k, tasks[t].name) + "_untuned");
   }
   std::vector<KernelObject> objects = CompileKernelObjects(funcs, symbols, build);
   std::vector<ir::PrimFunc> retry_funcs;
@@ -330,15 +364,8 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
     object_paths.push_back(objects[k].object_path);
     task_symbol[t] = symbols[k];
   }
-  LoweredGraph lowered = LowerEntryFunction(module, entry, tasks, lowering, kernels);
-
-  runtime::model::Manifest manifest;
-  manifest.target = options.target;
-  manifest.device_key = report.device_key;
-  manifest.model = options.model;
-  manifest.entry = entry;
-  manifest.bound_dims = options.bound_dims;
-  int64_t generated = 0;
+  report.lowered = LowerEntryFunction(module, entry, tasks, lowering, kernels);
+  report.object_paths = object_paths;
   for (size_t t = 0; t < tasks.size(); ++t) {
     CompiledTask& c = report.tasks[t];
     if (chosen[t].record && c.kind == "kernel") {
@@ -356,11 +383,86 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
     m.impl = c.impl;
     m.kernel_s = c.kernel_s;
     m.library_s = c.library_s;
-    manifest.tasks.push_back(std::move(m));
+    report.manifest_tasks.push_back(std::move(m));
   }
-  for (const runtime::model::GraphKernel& k : kernels) generated += k.library.empty() ? 1 : 0;
-  report.kernels = generated;
-  report.constant_bytes = lowered.constants.size();
+  for (const runtime::model::GraphKernel& k : kernels) report.kernels += k.library.empty() ? 1 : 0;
+  return report;
+}
+
+}  // namespace
+
+CompileReport CompileModel(const ir::relax::IRModule& module, const std::string& entry,
+                           const std::string& output_dir, const CompileOptions& options) {
+  return CompileModel({{"", {}, module, entry}}, output_dir, options);
+}
+
+CompileReport CompileModel(const std::vector<CompileVariant>& variants,
+                           const std::string& output_dir, const CompileOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  KILN_CHECK(!variants.empty(), ErrorKind::kInternal, "compile: no graph to compile");
+  KILN_CHECK(options.library == LibraryPolicy::kNever ||
+                 runtime::model::FindLibraryFunction(options.library_function) != nullptr,
+             ErrorKind::kUnsupported,
+             "compile: the library function '" + options.library_function +
+                 "' is not one this build provides");
+  CompileReport report;
+  report.artifact_dir = output_dir;
+  report.device_key =
+      options.device_key.empty() ? worker::DetectCpuDeviceKey() : options.device_key;
+  KernelLibraryOptions build;
+  build.target = options.target;
+  build.jobs = options.build_jobs;
+  build.cache_dir = options.cache_dir;
+
+  std::vector<BuiltVariant> built;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    try {
+      built.push_back(BuildVariant(variants[v].module, variants[v].entry, v, output_dir, options,
+                                   report.device_key, build));
+    } catch (const Error& e) {
+      if (v == 0) throw;
+      throw Error(e.kind(), "bucket " + variants[v].name + ": " + e.what());
+    }
+    BuiltVariant& b = built.back();
+    report.kernels += b.kernels;
+    report.views += b.views;
+    report.tuned += b.tuned;
+    report.library += b.library;
+    if (v == 0) {
+      report.tasks = b.tasks;
+    } else {
+      report.buckets.push_back({variants[v].name, variants[v].dims, b.tasks});
+    }
+  }
+  if (variants.size() > 1) {
+    PaddingAnalysis padding = AnalyzePadding(variants[0].module, variants[0].entry);
+    report.paddable_dims = padding.paddable;
+    report.unpaddable_dims = padding.why_not;
+  }
+  std::string constants = MergeConstants(built);
+  report.constant_bytes = constants.size();
+
+  runtime::model::Manifest manifest;
+  manifest.target = options.target;
+  manifest.device_key = report.device_key;
+  manifest.model = options.model;
+  manifest.entry = variants[0].entry;
+  manifest.bound_dims = options.bound_dims;
+  manifest.tasks = built[0].manifest_tasks;
+  manifest.paddable_dims = report.paddable_dims;
+  manifest.unpaddable_dims = report.unpaddable_dims;
+  std::vector<runtime::model::Graph> bucket_graphs;
+  std::vector<std::string> object_paths;
+  std::set<std::string> seen_objects;
+  for (size_t v = 0; v < built.size(); ++v) {
+    for (const std::string& path : built[v].object_paths) {
+      if (seen_objects.insert(path).second) object_paths.push_back(path);
+    }
+    if (v == 0) continue;
+    manifest.buckets.push_back({variants[v].name, variants[v].dims,
+                                runtime::model::BucketGraphFile(v - 1), built[v].manifest_tasks});
+    bucket_graphs.push_back(std::move(built[v].lowered.graph));
+  }
 
   std::error_code ec;
   fs::create_directories(output_dir, ec);
@@ -370,7 +472,8 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
       (fs::path(output_dir) / ("kernels.so.tmp-" + runtime::UniqueSuffix())).string();
   try {
     LinkKernelLibrary(object_paths, library, build);
-    runtime::model::WriteArtifact(output_dir, manifest, lowered.graph, lowered.constants, library);
+    runtime::model::WriteArtifact(output_dir, manifest, built[0].lowered.graph, constants, library,
+                                  bucket_graphs);
   } catch (...) {
     fs::remove(library, ec);
     throw;
@@ -378,9 +481,10 @@ CompileReport CompileModel(const ir::relax::IRModule& module, const std::string&
   fs::remove(library, ec);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   KILN_LOG_INFO(
-      "compiled {} into {}: {} kernels ({} tuned), {} library calls, {} views in {:.1f} s",
-      options.model, output_dir, report.kernels, report.tuned, report.library, report.views,
-      report.seconds);
+      "compiled {} into {}: {} graphs, {} kernels ({} tuned), {} library calls, {} views in "
+      "{:.1f} s",
+      options.model, output_dir, variants.size(), report.kernels, report.tuned, report.library,
+      report.views, report.seconds);
   return report;
 }
 

@@ -67,21 +67,45 @@ struct CompiledTask {
   std::string library_note;  // why the library was or was not taken
 };
 
+// One graph of the artifact: graph.json (the model as given: the only graph, or the fallback
+// that is symbolic in the bucketed dims) or a shape bucket's (the model specialised to it).
+struct CompileVariant {
+  std::string name;                     // the bucket's label ("seq_len=32"); "" for graph.json
+  std::map<std::string, int64_t> dims;  // what a bucket binds, for the executor's choice
+  ir::relax::IRModule module;           // through ir::relax::transform::PrepareModuleForTuning
+  std::string entry;
+};
+
+struct CompiledBucket {
+  std::string name;
+  std::map<std::string, int64_t> dims;
+  std::vector<CompiledTask> tasks;
+};
+
 struct CompileReport {
   std::string artifact_dir;
   std::string device_key;
-  std::vector<CompiledTask> tasks;
-  int64_t kernels = 0;
+  std::vector<CompiledTask> tasks;      // graph.json's
+  std::vector<CompiledBucket> buckets;  // each bucket's graph
+  // With buckets: the fallback's dims a bucket may serve padded (compiler/padding.h), and why
+  // each other one may not.
+  std::vector<std::string> paddable_dims;
+  std::map<std::string, std::string> unpaddable_dims;
+  int64_t kernels = 0;  // over every graph
   int64_t views = 0;
   int64_t tuned = 0;
-  int64_t library = 0;  // tasks that take a library call
-  uint64_t constant_bytes = 0;
+  int64_t library = 0;          // tasks that take a library call
+  uint64_t constant_bytes = 0;  // weights shared by the graphs are stored once
   double seconds = 0;
 };
 
-// `module` must have been through ir::relax::transform::PrepareModuleForTuning. Writes the
-// artifact directory `output_dir`. kiln::Error: kUnsupported for a graph construct or a kernel
-// the compiler cannot handle (naming it), kIO for files and the C compiler.
+// Writes the artifact directory `output_dir` from `variants`: the first is graph.json, the
+// others are buckets (their dims must be dims the first keeps symbolic). kiln::Error:
+// kUnsupported for a graph construct or a kernel the compiler cannot handle (naming it and the
+// bucket), kIO for files and the C compiler.
+CompileReport CompileModel(const std::vector<CompileVariant>& variants,
+                           const std::string& output_dir, const CompileOptions& options);
+// One graph: `module` through PrepareModuleForTuning, compiled from `entry`.
 CompileReport CompileModel(const ir::relax::IRModule& module, const std::string& entry,
                            const std::string& output_dir, const CompileOptions& options);
 

@@ -61,9 +61,7 @@ class Lowerer {
     for (const relax::BindingBlock& block : seq->blocks) {
       for (const relax::Binding& b : block.bindings) {
         binding_ = "binding " + b.var.name();
-        KILN_CHECK(!b.is_match_cast(), ErrorKind::kUnsupported,
-                   "compile: " + binding_ + ": match_cast is not supported by the compiler");
-        vars_[b.var.get()] = Eval(b.value, b.var.name());
+        vars_[b.var.get()] = b.is_match_cast() ? MatchCast(b) : Eval(b.value, b.var.name());
       }
     }
     binding_ = "the returned value";
@@ -81,6 +79,41 @@ class Lowerer {
   }
 
  private:
+  // A match_cast is a view of its value with the cast's shape, checked when the executor
+  // plans (graph.h). A dim the pattern introduces (a new shape variable, as a whole dim) is
+  // the value's dim from then on.
+  Bound MatchCast(const relax::Binding& b) {
+    Bound source = Eval(b.value, b.var.name());
+    KILN_CHECK(!source.tuple && source.ids.size() == 1, ErrorKind::kUnsupported,
+               "compile: " + binding_ + ": match_cast of a tuple is not supported");
+    const GraphValue& from = out_.graph.values[source.ids[0]];
+    const auto* pattern = b.pattern.as<relax::TensorStructInfoNode>();
+    KILN_CHECK(pattern != nullptr && pattern->shape && pattern->shape->size() == from.shape.size(),
+               ErrorKind::kUnsupported,
+               "compile: " + binding_ + ": match_cast to " + b.pattern.ToString() +
+                   ": a tensor pattern of the value's rank expected");
+    for (size_t d = 0; d < pattern->shape->size(); ++d) {
+      const auto* v = (*pattern->shape)[d].as<ir::VarNode>();
+      if (v != nullptr && !known_dims_.count(v->name) && !aliases_.count(v->name)) {
+        aliases_[v->name] = from.shape[d];
+      }
+    }
+    int64_t id = AddValue(b.var.name(), ValueKind::kView, b.pattern);
+    out_.graph.values[id].source = source.ids[0];
+    out_.graph.values[id].check = b.note.empty() ? "match_cast of " + b.var.name() : b.note;
+    return {{id}, false};
+  }
+
+  // `d` with the dims a match_cast introduced replaced by what they stand for.
+  DimExpr Resolve(DimExpr d) const {
+    if (d.op == DimExpr::Op::kVar) {
+      auto it = aliases_.find(d.var);
+      return it == aliases_.end() ? d : it->second;
+    }
+    for (DimExpr& o : d.operands) o = Resolve(o);
+    return d;
+  }
+
   int64_t AddValue(const std::string& name, ValueKind kind, const relax::StructInfo& sinfo) {
     const auto* t = sinfo.as<relax::TensorStructInfoNode>();
     KILN_CHECK(t != nullptr && t->shape && !t->unknown_dtype(), ErrorKind::kUnsupported,
@@ -90,7 +123,10 @@ class Lowerer {
     v.name = name;
     v.kind = kind;
     v.dtype = t->dtype;
-    for (const relax::PrimExpr& d : *t->shape) v.shape.push_back(ToDimExpr(d));
+    for (const relax::PrimExpr& d : *t->shape) {
+      v.shape.push_back(Resolve(ToDimExpr(d)));
+      if (kind == ValueKind::kInput) CollectVars(v.shape.back(), known_dims_);
+    }
     out_.graph.values.push_back(std::move(v));
     return static_cast<int64_t>(out_.graph.values.size()) - 1;
   }
@@ -187,7 +223,7 @@ class Lowerer {
         KILN_CHECK(prim->value.dtype().is_int() || prim->value.dtype().is_uint(),
                    ErrorKind::kUnsupported,
                    "compile: " + binding_ + ": a float scalar argument is not supported");
-        arg.scalar = ToDimExpr(prim->value);
+        arg.scalar = Resolve(ToDimExpr(prim->value));
       } else {
         Bound b = Eval(a, name);
         KILN_CHECK(!b.tuple, ErrorKind::kUnsupported,
@@ -230,7 +266,7 @@ class Lowerer {
                  "compile: " + binding_ + ": call_tir's tir_vars must be a shape expression");
       for (const relax::PrimExpr& v : shape->values) {
         runtime::model::StepArg arg;
-        arg.scalar = ToDimExpr(v);
+        arg.scalar = Resolve(ToDimExpr(v));
         args.push_back(arg);
       }
     }
@@ -245,6 +281,8 @@ class Lowerer {
   std::map<const relax::ExprNode*, Bound> vars_;
   std::map<const relax::ConstantNode*, int64_t> constants_;
   std::map<std::string, size_t> task_of_;
+  std::set<std::string> known_dims_;        // bound by the inputs' shapes
+  std::map<std::string, DimExpr> aliases_;  // introduced by a match_cast
   std::string binding_;
 };
 

@@ -3,9 +3,9 @@
 // into constants.bin at 64-byte aligned offsets, each call_tir becomes a step of its task's
 // kernel (or library call and epilogue, task_steps.h) or, for a task that only re-views
 // memory, a view of its argument; aliases, tuples and
-// tuple items are resolved at compile time. Anything else (a call of another Relax function,
-// a packed call, match_cast, shape computations at run time) is kiln::Error(kUnsupported)
-// naming the binding.
+// tuple items are resolved at compile time; a match_cast is a view of its value whose shape the
+// executor checks when it plans (graph.h). Anything else (a call of another Relax function, a
+// packed call, shape computations at run time) is kiln::Error(kUnsupported) naming the binding.
 #pragma once
 
 #include <string>

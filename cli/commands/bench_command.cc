@@ -3,7 +3,9 @@
 // grown to --min-repeat-ms, the median over repeats) and reports the memory its plan needs:
 // the arena of intermediates after reuse (against the live-bytes lower bound and against no
 // reuse), outputs and weights. Symbolic dims take --dim values, else --default-dim.
-// --profile adds where the time goes: per node of the graph (each kernel or library call, and
+// The graph that runs (a model with shape buckets has one per bucket beside the fallback) is
+// named: "graph: bucket seq_len=32 (exact)", "(padded from batch=5)", or "fallback".
+// --profile adds where the time goes: per node of that graph (each kernel or library call, and
 // each view at no cost) its kind, task, median microseconds over --repeat runs timed one step
 // at a time, and its share of their sum; in --json, a "profile" array.
 //
@@ -45,10 +47,12 @@ struct ProfileRow {
   double median_s = 0;
 };
 
-// Per step, the median over `runs` runs; views last at zero.
+// Per step of the graph these inputs run, the median over `runs` runs; views last at zero.
 std::vector<ProfileRow> ProfileSteps(runtime::model::Executor& executor,
                                      const std::vector<ir::HostTensor>& inputs, int runs) {
-  const runtime::model::Graph& g = executor.artifact().graph;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ir::HostTensor& t : inputs) shapes.push_back(t.shape());
+  const runtime::model::Graph& g = executor.GraphOf(executor.Choose(shapes));
   std::vector<std::vector<double>> samples(g.steps.size());
   std::vector<double> step_seconds;
   for (int r = 0; r < runs; ++r) {
@@ -124,8 +128,11 @@ int Run(const BenchOptions& o) {
   for (double s : result.seconds_per_run) best = std::min(best, s);
 
   const runtime::model::Manifest& m = executor->artifact().manifest;
+  const runtime::model::GraphChoice& choice = executor->Choose(shapes);
+  const std::vector<runtime::model::ManifestTask>& graph_tasks =
+      choice.bucket < 0 ? m.tasks : m.buckets[choice.bucket].tasks;
   int64_t tuned = 0, untuned = 0, library = 0;
-  for (const auto& t : m.tasks) {
+  for (const auto& t : graph_tasks) {
     library += t.kind == "library" ? 1 : 0;
     if (t.kind != "kernel") continue;
     (t.record_id ? tuned : untuned) += 1;
@@ -137,6 +144,7 @@ int Run(const BenchOptions& o) {
     shape_text += (i ? ", " : "") + infos[i].name + ShapeText(shapes[i]);
   }
   std::cout << o.model << ": " << shape_text << ", " << executor->threads() << " threads\n"
+            << "graph: " << choice.Describe(m) << "\n"
             << "latency: median " << Fixed(result.median_seconds * 1e3, 4) << " ms, best "
             << Fixed(best * 1e3, 4) << " ms over " << o.repeat << " repeats of " << result.number
             << " runs\n"
@@ -189,7 +197,10 @@ int Run(const BenchOptions& o) {
                 {"views", plan.views},
                 {"tuned_tasks", tuned},
                 {"untuned_tasks", untuned},
-                {"library_tasks", library}};
+                {"library_tasks", library},
+                {"graph", choice.Describe(m)},
+                {"bucket", choice.bucket < 0 ? json() : json(m.buckets[choice.bucket].name)},
+                {"padded", choice.how == runtime::model::GraphChoice::How::kPadded}};
     if (o.profile) out["profile"] = ProfileJson(profile);
     std::cout << out.dump() << "\n";
   }

@@ -1,4 +1,4 @@
-// ReadFile, ParseDims, ConcreteShape, ShapeText.
+// Join, ParseDims, ConcreteShape, ShapeText.
 #include "cli/commands/command_util.h"
 
 #include <CLI/CLI.hpp>
@@ -21,12 +21,10 @@ int ExitTwoOnInputError(const std::function<int()>& run) {
   }
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kIO, path + ": cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+std::string Join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
 }
 
 std::map<std::string, int64_t> ParseDims(const std::vector<std::string>& dims) {

@@ -12,6 +12,7 @@
 #include "ir/buffer.h"
 #include "ir/text/printer.h"
 #include "support/error.h"
+#include "support/file.h"
 
 namespace CLI {
 class App;
@@ -29,8 +30,8 @@ struct InputError {
 // status 2.
 int ExitTwoOnInputError(const std::function<int()>& run);
 
-// The whole file; kiln::Error(kIO) "PATH: cannot open file".
-std::string ReadFile(const std::string& path);
+// The items joined by `separator`: "a, b, c".
+std::string Join(const std::vector<std::string>& items, const std::string& separator = ", ");
 
 // Parses "n=64" options into a map from dimension name to value; kiln::Error(kParse) naming
 // the option when one is not NAME=VALUE with VALUE > 0.

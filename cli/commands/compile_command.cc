@@ -1,10 +1,16 @@
 // `tune compile MODEL --target llvm [--db FILE] -o MODEL.kiln [--json]`: compiles a model
 // (ONNX or Relax) into a model artifact (docs/compile.md) with the best schedules the tuning
-// database holds for this device. The model goes through the tuning pipeline as in `tune run`,
-// with an ONNX model's symbolic dims bound the same way (--dim, else --default-dim), so that
-// its tasks are the ones `tune run` tuned and their records apply; --symbolic keeps them
-// symbolic instead (one artifact for every size, every kernel untuned). The table says, per
-// task, the record used or that it is untuned; --json adds one object on the last line.
+// database holds for this device.
+//
+// Symbolic dims: with no --dim and no --bucket, a model with symbolic dims is compiled
+// symbolic (one graph, correct at every value the model admits, every kernel untuned, since
+// records are for static workloads). With --dim, --bucket (and --default-dim for the dims left
+// free, as `tune run` binds them), the model is specialised exactly as `tune run` specialised
+// it, so the tuned records apply: one graph per bucket beside the symbolic fallback, and the
+// executor picks per call (the exact bucket, a larger one with padding where the model allows
+// it, or the fallback). A model whose dims are all bound is one static graph, as before.
+// The table says, per graph and task, the record used or that it is untuned; --json adds one
+// object on the last line.
 // --library auto|never|always: whether a matmul task may run as a library call (oneDNN's
 // dnnl_sgemm, or --library-function cblas_sgemm) plus a generated epilogue kernel; with auto
 // both are timed here and the faster kept, and a line per such task says which and the times.
@@ -20,9 +26,11 @@
 
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
-#include "cli/commands/model_input.h"
 #include "compiler/compiler.h"
 #include "database/sqlite_database.h"
+#include "ir/model/model_file.h"
+#include "ir/model/model_tasks.h"
+#include "ir/model/shape_buckets.h"
 #include "ir/relax/transform/extract_tasks.h"
 #include "ir/relax/transform/pipeline.h"
 #include "ir/substitute.h"
@@ -44,6 +52,9 @@ struct CompileCommandOptions {
   std::string output;
   std::string func;
   std::vector<std::string> dims;
+  std::vector<std::string> buckets;
+  std::vector<std::string> max_dims;
+  std::vector<std::string> bucket_weights;
   int64_t default_dim = 128;
   bool symbolic = false;
   std::string device_key;
@@ -55,23 +66,72 @@ struct CompileCommandOptions {
   bool json = false;
 };
 
-std::set<std::string> SymbolicDimsOf(
-    const std::vector<ir::relax::transform::ExtractedTask>& tasks) {
-  std::set<std::string> names;
-  for (const auto& task : tasks) {
-    for (const auto& param : task.params) {
-      for (const ir::relax::PrimExpr& d : param.shape) {
-        ir::ForEachVar(d, [&](const ir::Var& v) { names.insert(v.name()); });
-      }
-    }
-  }
-  return names;
-}
-
 std::string Fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
+}
+
+// Prints one graph's task table; returns its tasks as JSON and adds its untuned kernels to
+// `untuned`.
+json PrintTasks(const std::vector<compiler::CompiledTask>& report_tasks,
+                const std::string& library_function, std::vector<std::string>& untuned) {
+  size_t width = 4;
+  for (const auto& t : report_tasks) width = std::max(width, std::min<size_t>(t.name.size(), 48));
+  auto pad = [](std::string s, size_t w) {
+    return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+  };
+  std::cout << pad("#", 3) << "  " << pad("name", width) << "  " << pad("kind", 6) << "  "
+            << pad("weight", 6) << "  " << pad("schedule", 14) << "  latency (us)\n";
+  json tasks = json::array();
+  for (size_t i = 0; i < report_tasks.size(); ++i) {
+    const compiler::CompiledTask& t = report_tasks[i];
+    std::string schedule = t.kind == "view"      ? "view"
+                           : t.kind == "library" ? "library"
+                           : t.record_id         ? "record " + std::to_string(*t.record_id)
+                                                 : "untuned";
+    if (t.kind == "kernel" && !t.record_id) untuned.push_back(t.name);
+    std::cout << pad(std::to_string(i), 3) << "  " << pad(t.name.substr(0, 48), width) << "  "
+              << pad(t.kind, 6) << "  " << pad(std::to_string(t.weight), 6) << "  "
+              << pad(schedule, 14) << "  " << (t.latency_s ? Fixed(*t.latency_s * 1e6, 2) : "-")
+              << "\n";
+    if (!t.note.empty()) std::cout << "     " << t.note << "\n";
+    if (t.tuned_s && t.untuned_s) {
+      std::cout << "     timed here: tuned " << Fixed(*t.tuned_s * 1e6, 2) << " us, untuned "
+                << Fixed(*t.untuned_s * 1e6, 2) << " us\n";
+    }
+    if (t.kernel_s && t.library_s) {
+      std::string function = library_function;
+      std::string kernel = t.kernel_tuned ? "tuned" : "untuned";
+      std::cout << "     task " << t.name << ": "
+                << (t.kind == "library"
+                        ? "library " + function +
+                              (t.impl.find("+epilogue") != std::string::npos ? " + epilogue kernel"
+                                                                             : "") +
+                              ", " + Fixed(*t.library_s * 1e6, 1) + " us vs " + kernel + " " +
+                              Fixed(*t.kernel_s * 1e6, 1) + " us"
+                        : kernel + " kernel, " + Fixed(*t.kernel_s * 1e6, 1) + " us vs library " +
+                              function + " " + Fixed(*t.library_s * 1e6, 1) + " us")
+                << "\n";
+    } else if (!t.library_note.empty()) {
+      std::cout << "     library: " << t.library_note << "\n";
+    }
+    tasks.push_back({{"name", t.name},
+                     {"workload_hash", t.workload_hash},
+                     {"weight", t.weight},
+                     {"kind", t.kind},
+                     {"record", t.record_id ? json(*t.record_id) : json()},
+                     {"untuned", t.kind == "kernel" && !t.record_id},
+                     {"latency_s", t.latency_s ? json(*t.latency_s) : json()},
+                     {"impl", t.impl},
+                     {"kernel_s", t.kernel_s ? json(*t.kernel_s) : json()},
+                     {"library_s", t.library_s ? json(*t.library_s) : json()},
+                     {"library_note", t.library_note},
+                     {"tuned_s", t.tuned_s ? json(*t.tuned_s) : json()},
+                     {"untuned_s", t.untuned_s ? json(*t.untuned_s) : json()},
+                     {"note", t.note}});
+  }
+  return tasks;
 }
 
 int Run(const CompileCommandOptions& o) {
@@ -100,32 +160,53 @@ int Run(const CompileCommandOptions& o) {
         "--library-function " + o.library_function + ": not a library function (" + known + ")")};
   }
   std::map<std::string, int64_t> dims;
-  ModelInput input;
-  ir::relax::IRModule prepared;
+  std::vector<compiler::CompileVariant> variants;
   std::string note;
   try {
     dims = ParseDims(o.dims);
-    input = LoadModel(o.model, dims, o.func);
-    prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
-    std::set<std::string> symbolic =
-        SymbolicDimsOf(ir::relax::transform::ExtractTasks(prepared, input.entry));
-    // Bind the dims left symbolic as `tune run` does, so that the tasks are the tuned ones.
-    if (!symbolic.empty() && !o.symbolic && input.format == "onnx") {
-      for (const std::string& name : symbolic) {
-        if (dims.count(name)) continue;
-        dims[name] = o.default_dim;
-        note += (note.empty() ? "" : ", ") + name + "=" + std::to_string(o.default_dim);
+    ir::model::BucketSpec buckets =
+        ir::model::ParseBucketFlags(o.buckets, o.max_dims, o.bucket_weights);
+    // The fallback: the model with only --dim bound, correct at any value of the others.
+    ir::model::ModelInput input = ir::model::LoadModel(o.model, dims, o.func);
+    std::vector<std::string> free = ir::model::EntrySymbolicDims(input.module, input.entry);
+    variants.push_back(
+        {"", {}, ir::relax::transform::PrepareModuleForTuning(input.module), input.entry});
+    if (!free.empty() && (o.symbolic || (dims.empty() && buckets.empty()))) {
+      if (!o.symbolic) {
+        note = "compiled symbolic in " + Join(free) +
+               ": one graph for every value, every kernel untuned; --dim NAME=V or --bucket "
+               "NAME=V1,V2 specialise it as tune run did, so that its tuning records apply";
       }
-      input = LoadModel(o.model, dims, o.func);
-      prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
+    } else if (!free.empty()) {
+      // The specialisations `tune run` tuned, each a graph the executor may choose.
+      ir::model::ModelTaskOptions specialise;
+      specialise.dims = dims;
+      specialise.default_dim = o.default_dim;
+      specialise.buckets = buckets;
+      specialise.func = o.func;
+      specialise.keep_modules = true;
+      ir::model::ModelTasks tasks =
+          ir::model::ExtractModelTasks(o.model, ReadFile(o.model), specialise);
+      for (ir::model::SpecializedBucket& b : tasks.buckets) {
+        std::map<std::string, int64_t> bound;
+        std::string label;
+        for (const auto& [dim, value] : b.bound) {
+          if (dims.count(dim) != 0) continue;
+          bound[dim] = value;
+          label += (label.empty() ? "" : ",") + dim + "=" + std::to_string(value);
+        }
+        variants.push_back({label, bound, std::move(b.module), tasks.entry});
+      }
+      if (!tasks.defaulted.empty()) {
+        note = "symbolic dims bound to " + tasks.DefaultedText() +
+               " (as tune run binds them; --dim NAME=VALUE or --bucket to choose) beside the "
+               "symbolic fallback";
+      }
     }
   } catch (const Error& e) {
     throw InputError{e};
   }
-  if (!note.empty()) {
-    std::cerr << "tune compile: symbolic dims bound to " << note
-              << " (as tune run binds them; --dim NAME=VALUE to choose, --symbolic to keep)\n";
-  }
+  if (!note.empty()) std::cerr << "tune compile: " << note << "\n";
 
   std::unique_ptr<database::SqliteDatabase> db;
   std::string db_path;
@@ -160,63 +241,24 @@ int Run(const CompileCommandOptions& o) {
   options.library_function = o.library_function;
   options.measure_threads = o.threads;
   options.keep_faster_untuned = !o.no_untuned_check;
-  compiler::CompileReport report = compiler::CompileModel(prepared, input.entry, o.output, options);
+  compiler::CompileReport report = compiler::CompileModel(variants, o.output, options);
 
-  size_t width = 4;
-  for (const auto& t : report.tasks) width = std::max(width, std::min<size_t>(t.name.size(), 48));
-  auto pad = [](std::string s, size_t w) {
-    return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
-  };
-  std::cout << pad("#", 3) << "  " << pad("name", width) << "  " << pad("kind", 6) << "  "
-            << pad("weight", 6) << "  " << pad("schedule", 14) << "  latency (us)\n";
   std::vector<std::string> untuned;
-  json tasks = json::array();
-  for (size_t i = 0; i < report.tasks.size(); ++i) {
-    const compiler::CompiledTask& t = report.tasks[i];
-    std::string schedule = t.kind == "view"      ? "view"
-                           : t.kind == "library" ? "library"
-                           : t.record_id         ? "record " + std::to_string(*t.record_id)
-                                                 : "untuned";
-    if (t.kind == "kernel" && !t.record_id) untuned.push_back(t.name);
-    std::cout << pad(std::to_string(i), 3) << "  " << pad(t.name.substr(0, 48), width) << "  "
-              << pad(t.kind, 6) << "  " << pad(std::to_string(t.weight), 6) << "  "
-              << pad(schedule, 14) << "  " << (t.latency_s ? Fixed(*t.latency_s * 1e6, 2) : "-")
+  json tasks = PrintTasks(report.tasks, o.library_function, untuned);
+  json buckets = json::array();
+  for (const compiler::CompiledBucket& b : report.buckets) {
+    std::cout << "\nbucket " << b.name << ":\n";
+    buckets.push_back({{"name", b.name},
+                       {"dims", b.dims},
+                       {"tasks", PrintTasks(b.tasks, o.library_function, untuned)}});
+  }
+  if (!report.buckets.empty()) {
+    std::cout << "\nthe fallback (graph.json) serves other shapes; padded into a larger bucket: "
+              << (report.paddable_dims.empty() ? std::string("none") : Join(report.paddable_dims))
               << "\n";
-    if (!t.note.empty()) std::cout << "     " << t.note << "\n";
-    if (t.tuned_s && t.untuned_s) {
-      std::cout << "     timed here: tuned " << Fixed(*t.tuned_s * 1e6, 2) << " us, untuned "
-                << Fixed(*t.untuned_s * 1e6, 2) << " us\n";
+    for (const auto& [dim, why] : report.unpaddable_dims) {
+      std::cout << "  " << dim << " is not padded: " << why << "\n";
     }
-    if (t.kernel_s && t.library_s) {
-      std::string function = o.library_function;
-      std::string kernel = t.kernel_tuned ? "tuned" : "untuned";
-      std::cout << "     task " << t.name << ": "
-                << (t.kind == "library"
-                        ? "library " + function +
-                              (t.impl.find("+epilogue") != std::string::npos ? " + epilogue kernel"
-                                                                             : "") +
-                              ", " + Fixed(*t.library_s * 1e6, 1) + " us vs " + kernel + " " +
-                              Fixed(*t.kernel_s * 1e6, 1) + " us"
-                        : kernel + " kernel, " + Fixed(*t.kernel_s * 1e6, 1) + " us vs library " +
-                              function + " " + Fixed(*t.library_s * 1e6, 1) + " us")
-                << "\n";
-    } else if (!t.library_note.empty()) {
-      std::cout << "     library: " << t.library_note << "\n";
-    }
-    tasks.push_back({{"name", t.name},
-                     {"workload_hash", t.workload_hash},
-                     {"weight", t.weight},
-                     {"kind", t.kind},
-                     {"record", t.record_id ? json(*t.record_id) : json()},
-                     {"untuned", t.kind == "kernel" && !t.record_id},
-                     {"latency_s", t.latency_s ? json(*t.latency_s) : json()},
-                     {"impl", t.impl},
-                     {"kernel_s", t.kernel_s ? json(*t.kernel_s) : json()},
-                     {"library_s", t.library_s ? json(*t.library_s) : json()},
-                     {"library_note", t.library_note},
-                     {"tuned_s", t.tuned_s ? json(*t.tuned_s) : json()},
-                     {"untuned_s", t.untuned_s ? json(*t.untuned_s) : json()},
-                     {"note", t.note}});
   }
   std::cout << report.kernels << " kernels (" << report.tuned << " tuned), " << report.library
             << " library calls, " << report.views << " views, " << report.constant_bytes
@@ -241,6 +283,9 @@ int Run(const CompileCommandOptions& o) {
                       {"untuned", untuned.size()},
                       {"views", report.views},
                       {"constant_bytes", report.constant_bytes},
+                      {"buckets", buckets},
+                      {"paddable_dims", report.paddable_dims},
+                      {"unpaddable_dims", report.unpaddable_dims},
                       {"seconds", report.seconds},
                       {"tasks", tasks}}
                      .dump()
@@ -265,11 +310,19 @@ Command RegisterCompileCommand(CLI::App& parent) {
       ->required();
   app->add_option("--func", o->func, "the Relax function that is the model");
   app->add_option("--dim", o->dims, "bind a named dimension of the ONNX inputs, NAME=VALUE");
+  app->add_option("--bucket", o->buckets,
+                  "a graph per value of a symbolic dim, NAME=V1,V2,... (or NAME with --max-dim: "
+                  "powers of two), beside the symbolic fallback; repeatable");
+  app->add_option("--max-dim", o->max_dims, "the largest bucket of a bare --bucket NAME, NAME=V");
+  app->add_option("--bucket-weight", o->bucket_weights,
+                  "accepted as tune run takes it (NAME=V:W); it does not change the artifact");
   app->add_option("--default-dim", o->default_dim,
-                  "value of an ONNX model's symbolic dims not bound with --dim")
+                  "value of an ONNX model's symbolic dims neither bound nor bucketed, when "
+                  "--dim or --bucket is given (as tune run binds them)")
       ->check(CLI::PositiveNumber);
   app->add_flag("--symbolic", o->symbolic,
-                "keep the model's symbolic dims (kernels for every size, untuned)");
+                "only the symbolic graph (kernels for every size, untuned), whatever --dim "
+                "leaves free");
   app->add_option("--device-key", o->device_key,
                   "the device whose records to use (default: this CPU's key)");
   app->add_option("--cache-dir", o->cache_dir, "build cache (default ~/.cache/kiln)");

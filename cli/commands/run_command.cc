@@ -31,9 +31,9 @@
 #include "cli/commands/commands.h"
 #include "cli/commands/embedded_service.h"
 #include "cli/commands/interrupt_watch.h"
-#include "cli/commands/model_input.h"
 #include "cli/commands/task_table.h"
 #include "ir/analysis/flop_count.h"
+#include "ir/model/model_file.h"
 #include "ir/relax/transform/extract_tasks.h"
 #include "ir/relax/transform/pipeline.h"
 #include "ir/structural.h"
@@ -88,7 +88,7 @@ std::set<std::string> SymbolicDims(const ir::PrimFunc& f) {
 std::vector<search::TuneTask> TasksOfModel(const RunOptions& o, std::string& note) {
   std::map<std::string, int64_t> dims = ParseDims(o.dims);
   auto extract = [&](const std::map<std::string, int64_t>& bound) {
-    ModelInput input = LoadModel(o.input, bound);
+    ir::model::ModelInput input = ir::model::LoadModel(o.input, bound);
     ir::relax::IRModule prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
     return std::make_pair(input.format, ir::relax::transform::ExtractTasks(prepared, input.entry));
   };

@@ -9,7 +9,7 @@
 
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
-#include "cli/commands/model_input.h"
+#include "ir/model/model_file.h"
 #include "ir/relax/expr_functor.h"
 #include "ir/relax/text/printer.h"
 #include "ir/relax/transform/extract_tasks.h"
@@ -81,7 +81,8 @@ Command RegisterTasksCommand(CLI::App& parent) {
   AddDialectOption(app, &options->dialect);
   return {
       app, [options]() {
-        ModelInput input = LoadModel(options->model, ParseDims(options->dims), options->func);
+        ir::model::ModelInput input =
+            ir::model::LoadModel(options->model, ParseDims(options->dims), options->func);
         if (options->print) {
           ir::relax::PrintOptions print_options;
           print_options.dialect = DialectPrintOptions(options->dialect).dialect;

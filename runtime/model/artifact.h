@@ -5,7 +5,9 @@
 //                   per task (workload hash, the tuning record used or "untuned", its latency,
 //                   kernel, library or view, how it is implemented and the times the compiler
 //                   measured when it chose) and the size and FNV-1a checksum of each file below
-//   graph.json      the compiled graph (runtime/model/graph.h)
+//   graph.json      the compiled graph (runtime/model/graph.h): with shape buckets, the
+//                   fallback, symbolic in the bucketed dims and correct at any value
+//   graph.bucketN.json  the graph of bucket N, specialised to its dims (its tuned kernels)
 //   constants.bin   the weights, each at a 64-byte aligned offset
 //   kernels.so      every kernel of the model in one shared library
 //
@@ -31,8 +33,12 @@ namespace kiln::runtime::model {
 
 // Bump when the layout of the directory or of a file in it changes; pinned by a test.
 // 2: library calls in the graph (kernels[].library), tasks of kind "library", "impl" and the
-// compile-time times per task. Version 1 artifacts still load.
-inline constexpr int kArtifactFormatVersion = 2;
+// compile-time times per task. 3: shape buckets (a graph per bucket beside graph.json, the
+// fallback), the dims that may be padded, and checked views (values[].check). Versions 1 and
+// 2 still load.
+inline constexpr int kArtifactFormatVersion = 3;
+// At most this many bucket graphs (ir/model/shape_buckets.h's limit).
+inline constexpr size_t kMaxArtifactBuckets = 64;
 inline constexpr char kKilnVersion[] = "0.1.0";
 // Exported by kernels.so beside the kernels: sets the OpenMP threads of the kernels (slot 0).
 inline constexpr char kSetThreadsSymbol[] = "kiln_model_set_num_threads";
@@ -56,6 +62,14 @@ struct ManifestTask {
   std::optional<double> library_s = {};  // the library variant, likewise
 };
 
+// A shape bucket: the model specialised to values of some symbolic dims, with its own graph.
+struct ManifestBucket {
+  std::string name;                     // "seq_len=32"
+  std::map<std::string, int64_t> dims;  // the values it was specialised to
+  std::string graph;                    // its graph's file, "graph.bucket0.json"
+  std::vector<ManifestTask> tasks;
+};
+
 struct ManifestFile {
   std::string name;
   uint64_t bytes = 0;
@@ -70,9 +84,17 @@ struct Manifest {
   std::string model;                          // what it was compiled from
   std::string entry;                          // the Relax function compiled
   std::map<std::string, int64_t> bound_dims;  // symbolic dims fixed at compile time
-  std::vector<ManifestTask> tasks;
+  std::vector<ManifestTask> tasks;            // graph.json's
+  std::vector<ManifestBucket> buckets;        // in the order the executor prefers them
+  // Dims along which a bucket may serve a smaller value, its inputs padded and its outputs cut
+  // back (compiler/padding.h proved it exact); the reason for each of the others.
+  std::vector<std::string> paddable_dims;
+  std::map<std::string, std::string> unpaddable_dims;
   std::vector<ManifestFile> files;
 };
+
+// "graph.bucket3.json".
+std::string BucketGraphFile(size_t index);
 
 nlohmann::json ManifestToJson(const Manifest& manifest);
 // kiln::Error(kParse) naming the field on any fault; a newer format version is refused here
@@ -84,9 +106,11 @@ std::string Checksum(const std::string& bytes);
 
 // Writes the artifact directory `dir` (created; files already in it are replaced): the
 // manifest gets the files' sizes and checksums. `library_path` is the built kernels library,
-// copied in.
+// copied in. `bucket_graphs` are the graphs of manifest.buckets, in order, written to the
+// files those name.
 void WriteArtifact(const std::string& dir, Manifest manifest, const Graph& graph,
-                   const std::string& constants, const std::string& library_path);
+                   const std::string& constants, const std::string& library_path,
+                   const std::vector<Graph>& bucket_graphs = {});
 
 struct LoadOptions {
   std::string target = {};      // refused when the artifact's differs; empty: not checked
@@ -96,8 +120,9 @@ struct LoadOptions {
 struct Artifact {
   std::string dir;
   Manifest manifest;
-  Graph graph;
-  ir::HostTensor constants;  // constants.bin as uint8, 64-byte aligned
+  Graph graph;                       // graph.json
+  std::vector<Graph> bucket_graphs;  // one per manifest.buckets entry
+  ir::HostTensor constants;          // constants.bin as uint8, 64-byte aligned
   std::string library_path;
 };
 
@@ -105,6 +130,13 @@ struct Artifact {
 // maps the library, and what the fuzzer drives. `library` is kernels.so's contents (checked
 // against the manifest, not otherwise read).
 Artifact ParseArtifact(const std::string& manifest_text, const std::string& graph_text,
+                       const std::string& constants, const std::string& library,
+                       const LoadOptions& options, const std::string& where);
+// The same with the buckets' graphs: `bucket_graph_texts` by file name (each that
+// manifest.buckets names must be there). Each bucket graph must take the inputs graph.json
+// takes (count, dtypes, ranks), and name only dims graph.json has.
+Artifact ParseArtifact(const std::string& manifest_text, const std::string& graph_text,
+                       const std::map<std::string, std::string>& bucket_graph_texts,
                        const std::string& constants, const std::string& library,
                        const LoadOptions& options, const std::string& where);
 

@@ -74,53 +74,80 @@ struct Executor::ConcretePlan {
   PlanStats stats;
 };
 
-Executor::Executor(Artifact artifact, ExecutorOptions options)
-    : artifact_(std::move(artifact)),
-      threads_(options.threads > 0
-                   ? options.threads
-                   : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
-      // The kernels' OpenMP pool outlives the executor; unmapping it under its threads would
-      // crash the process (see CpuModule::Load).
-      module_(
-          CpuModule::Load(MappableLibrary(artifact_, options.cache_dir), /*keep_loaded=*/true)) {
-  for (const GraphKernel& k : artifact_.graph.kernels) {
-    if (k.library.empty()) {
-      kernels_.push_back(module_.GetKernel(k.symbol));
-      libraries_.push_back(nullptr);
-      continue;
+struct Executor::GraphState {
+  const Graph* graph = nullptr;
+  std::vector<KernelFunction> kernels;            // null for a library call
+  std::vector<const LibraryFunction*> libraries;  // null for a generated kernel
+  std::map<std::vector<std::vector<int64_t>>, std::unique_ptr<ConcretePlan>> plans;
+};
+
+// What a set of input shapes runs: the choice, and for a padded bucket the shapes it runs at,
+// the outputs' shapes to cut back to, and the padded tensors kept between calls (the padding
+// is zero and is never written, so only the inputs' own region is copied in per call).
+struct Executor::Dispatch {
+  GraphChoice choice;
+  std::vector<std::vector<int64_t>> run_shapes;
+  std::vector<std::vector<int64_t>> output_shapes;
+  std::vector<ir::HostTensor> padded_inputs;
+  std::vector<ir::HostTensor> padded_outputs;
+};
+
+namespace {
+
+// Copies the region the two shapes share (from index 0 along every axis) of `src` into `dst`.
+void CopyCommonRegion(const ir::HostTensor& src, ir::HostTensor& dst) {
+  const std::vector<int64_t>& a = src.shape();
+  const std::vector<int64_t>& b = dst.shape();
+  size_t rank = a.size();
+  uint64_t elem = src.dtype().bytes();
+  if (rank == 0) {
+    std::memcpy(dst.data(), src.data(), elem);
+    return;
+  }
+  std::vector<int64_t> common(rank);
+  for (size_t d = 0; d < rank; ++d) common[d] = std::min(a[d], b[d]);
+  for (int64_t c : common) {
+    if (c == 0) return;
+  }
+  uint64_t row = static_cast<uint64_t>(common[rank - 1]) * elem;
+  std::vector<int64_t> index(rank, 0);
+  const auto* from = static_cast<const uint8_t*>(src.data());
+  auto* to = static_cast<uint8_t*>(dst.data());
+  while (true) {
+    int64_t src_offset = 0, dst_offset = 0;
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      src_offset = src_offset * a[d] + index[d];
+      dst_offset = dst_offset * b[d] + index[d];
     }
-    const LibraryFunction* f = FindLibraryFunction(k.library);
-    KILN_CHECK(f != nullptr, ErrorKind::kUnsupported,
-               "task " + k.task + " calls the library function '" + k.library +
-                   "', which this build of Kiln does not provide");
-    kernels_.push_back(nullptr);
-    libraries_.push_back(f);
+    std::memcpy(to + dst_offset * b[rank - 1] * elem, from + src_offset * a[rank - 1] * elem, row);
+    size_t d = rank - 1;
+    while (d > 0) {
+      --d;
+      if (++index[d] < common[d]) break;
+      index[d] = 0;
+      if (d == 0) return;
+    }
+    if (rank == 1) return;
   }
-  set_threads_ = module_.GetKernel(kSetThreadsSymbol);
-  SetThreads();
 }
 
-Executor::~Executor() = default;
+}  // namespace
 
-void Executor::SetThreads() {
-  codegen::PackedValue arg;
-  arg.i = threads_;
-  set_threads_(&arg, 1);
-}
-
-std::vector<InputInfo> Executor::inputs() const {
-  std::vector<InputInfo> infos;
-  for (int64_t id : artifact_.graph.inputs) {
-    const GraphValue& v = artifact_.graph.values[id];
-    infos.push_back({v.name, v.dtype, v.shape});
+std::string GraphChoice::Describe(const Manifest& manifest) const {
+  if (how == How::kFallback) return "fallback";
+  const ManifestBucket& b = manifest.buckets.at(static_cast<size_t>(bucket));
+  if (how == How::kExact) return "bucket " + b.name + " (exact)";
+  std::string from;
+  for (const auto& [dim, value] : b.dims) {
+    auto it = dims.find(dim);
+    if (it != dims.end() && it->second != value) {
+      from += (from.empty() ? "" : ",") + dim + "=" + std::to_string(it->second);
+    }
   }
-  return infos;
+  return "bucket " + b.name + " (padded from " + from + ")";
 }
 
-Executor::ConcretePlan& Executor::GetPlan(const std::vector<std::vector<int64_t>>& input_shapes) {
-  auto found = plans_.find(input_shapes);
-  if (found != plans_.end()) return *found->second;
-  const Graph& g = artifact_.graph;
+DimEnv BindInputDims(const Graph& g, const std::vector<std::vector<int64_t>>& input_shapes) {
   KILN_CHECK(input_shapes.size() == g.inputs.size(), ErrorKind::kRuntime,
              "the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
                  std::to_string(input_shapes.size()) + " given");
@@ -153,6 +180,137 @@ Executor::ConcretePlan& Executor::GetPlan(const std::vector<std::vector<int64_t>
                      std::to_string(expected) + " (dims bound so far from the inputs)");
     }
   }
+  return env;
+}
+
+Executor::Executor(Artifact artifact, ExecutorOptions options)
+    : artifact_(std::move(artifact)),
+      threads_(options.threads > 0
+                   ? options.threads
+                   : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+      // The kernels' OpenMP pool outlives the executor; unmapping it under its threads would
+      // crash the process (see CpuModule::Load).
+      module_(
+          CpuModule::Load(MappableLibrary(artifact_, options.cache_dir), /*keep_loaded=*/true)) {
+  std::vector<const Graph*> graphs = {&artifact_.graph};
+  for (const Graph& g : artifact_.bucket_graphs) graphs.push_back(&g);
+  for (const Graph* g : graphs) {
+    auto state = std::make_unique<GraphState>();
+    state->graph = g;
+    for (const GraphKernel& k : g->kernels) {
+      if (k.library.empty()) {
+        state->kernels.push_back(module_.GetKernel(k.symbol));
+        state->libraries.push_back(nullptr);
+        continue;
+      }
+      const LibraryFunction* f = FindLibraryFunction(k.library);
+      KILN_CHECK(f != nullptr, ErrorKind::kUnsupported,
+                 "task " + k.task + " calls the library function '" + k.library +
+                     "', which this build of Kiln does not provide");
+      state->kernels.push_back(nullptr);
+      state->libraries.push_back(f);
+    }
+    graphs_.push_back(std::move(state));
+  }
+  set_threads_ = module_.GetKernel(kSetThreadsSymbol);
+  SetThreads();
+}
+
+Executor::~Executor() = default;
+
+void Executor::SetThreads() {
+  codegen::PackedValue arg;
+  arg.i = threads_;
+  set_threads_(&arg, 1);
+}
+
+std::vector<InputInfo> Executor::inputs() const {
+  std::vector<InputInfo> infos;
+  for (int64_t id : artifact_.graph.inputs) {
+    const GraphValue& v = artifact_.graph.values[id];
+    infos.push_back({v.name, v.dtype, v.shape});
+  }
+  return infos;
+}
+
+Executor::Dispatch& Executor::GetDispatch(const std::vector<std::vector<int64_t>>& input_shapes) {
+  auto found = dispatch_.find(input_shapes);
+  if (found != dispatch_.end()) return *found->second;
+  const Graph& fallback = artifact_.graph;
+  DimEnv env = BindInputDims(fallback, input_shapes);
+  auto d = std::make_unique<Dispatch>();
+  d->choice.dims = env;
+  d->run_shapes = input_shapes;
+  const Manifest& m = artifact_.manifest;
+  double best_volume = 0;
+  for (size_t b = 0; b < m.buckets.size(); ++b) {
+    bool exact = true, fits = true;
+    double volume = 1;
+    for (const auto& [dim, value] : m.buckets[b].dims) {
+      int64_t actual = env.at(dim);
+      volume *= static_cast<double>(value);
+      if (value == actual) continue;
+      exact = false;
+      fits =
+          fits && value > actual &&
+          std::find(m.paddable_dims.begin(), m.paddable_dims.end(), dim) != m.paddable_dims.end();
+    }
+    if (exact) {
+      d->choice.how = GraphChoice::How::kExact;
+      d->choice.bucket = static_cast<int64_t>(b);
+      break;
+    }
+    if (fits && (d->choice.bucket < 0 || volume < best_volume)) {
+      d->choice.how = GraphChoice::How::kPadded;
+      d->choice.bucket = static_cast<int64_t>(b);
+      best_volume = volume;
+    }
+  }
+  if (d->choice.how == GraphChoice::How::kPadded) {
+    const std::map<std::string, int64_t>& to = m.buckets[d->choice.bucket].dims;
+    auto padded = [&](const GraphValue& v, std::vector<int64_t> shape) {
+      for (size_t a = 0; a < v.shape.size(); ++a) {
+        if (v.shape[a].op != DimExpr::Op::kVar) continue;
+        auto it = to.find(v.shape[a].var);
+        if (it != to.end()) shape[a] = it->second;
+      }
+      return shape;
+    };
+    for (size_t i = 0; i < fallback.inputs.size(); ++i) {
+      d->run_shapes[i] = padded(fallback.values[fallback.inputs[i]], input_shapes[i]);
+      d->padded_inputs.emplace_back(fallback.values[fallback.inputs[i]].dtype, d->run_shapes[i]);
+    }
+    const Graph& bucket = GraphOf(d->choice);
+    DimEnv bucket_env = BindInputDims(bucket, d->run_shapes);
+    for (size_t o = 0; o < fallback.outputs.size(); ++o) {
+      const GraphValue& v = fallback.values[fallback.outputs[o]];
+      std::vector<int64_t> shape;
+      for (const DimExpr& e : v.shape) shape.push_back(EvaluateDim(e, env));
+      d->output_shapes.push_back(shape);
+      std::vector<int64_t> big;
+      for (const DimExpr& e : bucket.values[bucket.outputs[o]].shape) {
+        big.push_back(EvaluateDim(e, bucket_env));
+      }
+      d->padded_outputs.emplace_back(v.dtype, big);
+    }
+  }
+  return *dispatch_.emplace(input_shapes, std::move(d)).first->second;
+}
+
+const GraphChoice& Executor::Choose(const std::vector<std::vector<int64_t>>& input_shapes) {
+  return GetDispatch(input_shapes).choice;
+}
+
+const Graph& Executor::GraphOf(const GraphChoice& choice) const {
+  return *graphs_.at(static_cast<size_t>(choice.bucket + 1))->graph;
+}
+
+Executor::ConcretePlan& Executor::GetPlan(GraphState& state,
+                                          const std::vector<std::vector<int64_t>>& input_shapes) {
+  auto found = state.plans.find(input_shapes);
+  if (found != state.plans.end()) return *found->second;
+  const Graph& g = *state.graph;
+  DimEnv env = BindInputDims(g, input_shapes);
 
   auto plan = std::make_unique<ConcretePlan>();
   size_t n = g.values.size();
@@ -176,6 +334,11 @@ Executor::ConcretePlan& Executor::GetPlan(const std::vector<std::vector<int64_t>
     }
     plan->nbytes[i] = bytes;
     plan->root[i] = v.kind == ValueKind::kView ? plan->root[v.source] : static_cast<int64_t>(i);
+    if (v.kind == ValueKind::kView && !v.check.empty()) {
+      KILN_CHECK(plan->shapes[i] == plan->shapes[v.source], ErrorKind::kRuntime,
+                 v.check + ": expected " + ShapeString(plan->shapes[i]) + ", got " +
+                     ShapeString(plan->shapes[v.source]));
+    }
     if (v.kind == ValueKind::kView) {
       KILN_CHECK(bytes == plan->nbytes[v.source], ErrorKind::kRuntime,
                  "view " + v.name + " " + ShapeString(plan->shapes[i]) + " of " +
@@ -221,12 +384,12 @@ Executor::ConcretePlan& Executor::GetPlan(const std::vector<std::vector<int64_t>
   for (size_t s = 0; s < g.steps.size(); ++s) {
     const Step& step = g.steps[s];
     const GraphKernel& kernel = g.kernels[step.kernel];
-    if (libraries_[step.kernel] != nullptr) {
+    if (state.libraries[step.kernel] != nullptr) {
       std::vector<std::vector<int64_t>> shapes;
       for (const codegen::ArgSlot& slot : kernel.slots) {
         shapes.push_back(plan->shapes[step.args[slot.param_index].value]);
       }
-      libraries_[step.kernel]->check_shapes(
+      state.libraries[step.kernel]->check_shapes(
           kernel.attrs, shapes,
           kernel.library + " (task " + kernel.task + ", step " + std::to_string(s) + ")");
     }
@@ -245,11 +408,12 @@ Executor::ConcretePlan& Executor::GetPlan(const std::vector<std::vector<int64_t>
     plan->args.push_back(std::move(args));
   }
   plan->stats.kernel_calls = static_cast<int64_t>(g.steps.size());
-  return *plans_.emplace(input_shapes, std::move(plan)).first->second;
+  return *state.plans.emplace(input_shapes, std::move(plan)).first->second;
 }
 
 PlanStats Executor::Plan(const std::vector<std::vector<int64_t>>& input_shapes) {
-  return GetPlan(input_shapes).stats;
+  Dispatch& d = GetDispatch(input_shapes);
+  return GetPlan(*graphs_[d.choice.bucket + 1], d.run_shapes).stats;
 }
 
 std::vector<ir::HostTensor> Executor::Run(const std::vector<ir::HostTensor>& inputs) {
@@ -269,19 +433,54 @@ void Executor::RunInto(const std::vector<ir::HostTensor>& inputs,
 std::vector<ir::HostTensor> Executor::RunSteps(const std::vector<ir::HostTensor>& inputs,
                                                std::vector<double>* step_seconds,
                                                std::vector<ir::HostTensor>* into) {
-  const Graph& g = artifact_.graph;
-  KILN_CHECK(inputs.size() == g.inputs.size(), ErrorKind::kRuntime,
-             "the model takes " + std::to_string(g.inputs.size()) + " inputs, " +
+  const Graph& fallback = artifact_.graph;
+  KILN_CHECK(inputs.size() == fallback.inputs.size(), ErrorKind::kRuntime,
+             "the model takes " + std::to_string(fallback.inputs.size()) + " inputs, " +
                  std::to_string(inputs.size()) + " given");
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const GraphValue& v = g.values[g.inputs[i]];
+    const GraphValue& v = fallback.values[fallback.inputs[i]];
     KILN_CHECK(inputs[i].dtype() == v.dtype, ErrorKind::kRuntime,
                "input " + v.name + " is " + inputs[i].dtype().ToString() + ", the model takes " +
                    v.dtype.ToString());
     shapes.push_back(inputs[i].shape());
   }
-  ConcretePlan& plan = GetPlan(shapes);
+  Dispatch& d = GetDispatch(shapes);
+  GraphState& graph = *graphs_[d.choice.bucket + 1];
+  if (d.choice.how != GraphChoice::How::kPadded) return RunGraph(graph, inputs, step_seconds, into);
+  for (size_t i = 0; i < inputs.size(); ++i) CopyCommonRegion(inputs[i], d.padded_inputs[i]);
+  RunGraph(graph, d.padded_inputs, step_seconds, &d.padded_outputs);
+  if (into != nullptr) {
+    KILN_CHECK(into->size() == d.output_shapes.size(), ErrorKind::kRuntime,
+               "the model has " + std::to_string(d.output_shapes.size()) + " outputs, " +
+                   std::to_string(into->size()) + " tensors given to run into");
+    for (size_t o = 0; o < into->size(); ++o) {
+      ir::HostTensor& t = (*into)[o];
+      KILN_CHECK(t.dtype() == d.padded_outputs[o].dtype() && t.shape() == d.output_shapes[o],
+                 ErrorKind::kRuntime,
+                 "output " + std::to_string(o) + " is " + d.padded_outputs[o].dtype().ToString() +
+                     ShapeString(d.output_shapes[o]) + ", the tensor given to run into " +
+                     t.Describe());
+      CopyCommonRegion(d.padded_outputs[o], t);
+    }
+    return {};
+  }
+  std::vector<ir::HostTensor> outputs;
+  for (size_t o = 0; o < d.output_shapes.size(); ++o) {
+    outputs.emplace_back(d.padded_outputs[o].dtype(), d.output_shapes[o]);
+    CopyCommonRegion(d.padded_outputs[o], outputs.back());
+  }
+  return outputs;
+}
+
+std::vector<ir::HostTensor> Executor::RunGraph(GraphState& state,
+                                               const std::vector<ir::HostTensor>& inputs,
+                                               std::vector<double>* step_seconds,
+                                               std::vector<ir::HostTensor>* into) {
+  const Graph& g = *state.graph;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ir::HostTensor& t : inputs) shapes.push_back(t.shape());
+  ConcretePlan& plan = GetPlan(state, shapes);
   SetThreads();
 
   size_t n = g.values.size();
@@ -344,7 +543,7 @@ std::vector<ir::HostTensor> Executor::RunSteps(const std::vector<ir::HostTensor>
     }
     auto start =
         step_seconds ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    if (const LibraryFunction* f = libraries_[step.kernel]) {
+    if (const LibraryFunction* f = state.libraries[step.kernel]) {
       library_args.clear();
       for (size_t k = 0; k < kernel.slots.size(); ++k) {
         int64_t id = step.args[kernel.slots[k].param_index].value;
@@ -358,7 +557,7 @@ std::vector<ir::HostTensor> Executor::RunSteps(const std::vector<ir::HostTensor>
                                              "): " + e.what());
       }
     } else {
-      int32_t status = kernels_[step.kernel](args.data(), static_cast<int32_t>(args.size()));
+      int32_t status = state.kernels[step.kernel](args.data(), static_cast<int32_t>(args.size()));
       KILN_CHECK(status == 0, ErrorKind::kRuntime,
                  "kernel " + kernel.symbol + " (task " + kernel.task + ", step " +
                      std::to_string(s) + ") failed with status " + std::to_string(status));

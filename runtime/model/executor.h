@@ -9,6 +9,13 @@
 // (runtime/model/library_function.h) is a call of that function on the same threads (oneDNN
 // shares the kernels' OpenMP runtime); its product is one more value of the memory plan.
 //
+// An artifact with shape buckets holds a graph per bucket beside the fallback (graph.json).
+// Per call the executor picks, by the dims the inputs bind: the bucket whose dims are exactly
+// those; else the smallest bucket at least as large in each dim, when every dim it is larger
+// in may be padded (the manifest's paddable_dims, proven by compiler/padding.h): the inputs
+// are zero-padded to it and the outputs cut back; else the fallback. The choice is cached per
+// set of input shapes, so a call pays one lookup for it.
+//
 // One executor runs one model at a time: Run is not reentrant (the arena is shared by runs).
 #pragma once
 
@@ -51,6 +58,16 @@ struct InputInfo {
   std::vector<DimExpr> shape;
 };
 
+// Which graph runs a call, and how.
+struct GraphChoice {
+  enum class How { kFallback, kExact, kPadded };
+  How how = How::kFallback;
+  int64_t bucket = -1;                  // index into the manifest's buckets; -1: graph.json
+  std::map<std::string, int64_t> dims;  // the dims the inputs bind
+  // "fallback", "bucket seq_len=32 (exact)", "bucket batch=8 (padded from batch=5)".
+  std::string Describe(const Manifest& manifest) const;
+};
+
 class Executor {
  public:
   // Maps the artifact's kernels library. kiln::Error(kIO) when it cannot be loaded or lacks a
@@ -74,8 +91,13 @@ class Executor {
   // does not fit.
   void RunInto(const std::vector<ir::HostTensor>& inputs, std::vector<ir::HostTensor>& outputs);
 
-  // The plan for these input shapes (made and cached if new).
+  // The plan for these input shapes (made and cached if new), of the graph that runs them.
   PlanStats Plan(const std::vector<std::vector<int64_t>>& input_shapes);
+  // The graph that runs these input shapes (cached). kiln::Error(kRuntime) as Run for inputs
+  // that do not fit the model.
+  const GraphChoice& Choose(const std::vector<std::vector<int64_t>>& input_shapes);
+  // The graph a choice runs: graph.json or a bucket's.
+  const Graph& GraphOf(const GraphChoice& choice) const;
 
   const Artifact& artifact() const { return artifact_; }
   std::vector<InputInfo> inputs() const;
@@ -83,9 +105,16 @@ class Executor {
 
  private:
   struct ConcretePlan;
-  ConcretePlan& GetPlan(const std::vector<std::vector<int64_t>>& input_shapes);
+  // A graph of the artifact with its kernels resolved and its plans.
+  struct GraphState;
+  struct Dispatch;
+  ConcretePlan& GetPlan(GraphState& graph, const std::vector<std::vector<int64_t>>& input_shapes);
+  Dispatch& GetDispatch(const std::vector<std::vector<int64_t>>& input_shapes);
   // Run's work; with `into`, outputs are written there and nothing is returned.
   std::vector<ir::HostTensor> RunSteps(const std::vector<ir::HostTensor>& inputs,
+                                       std::vector<double>* step_seconds,
+                                       std::vector<ir::HostTensor>* into);
+  std::vector<ir::HostTensor> RunGraph(GraphState& graph, const std::vector<ir::HostTensor>& inputs,
                                        std::vector<double>* step_seconds,
                                        std::vector<ir::HostTensor>* into);
   void SetThreads();
@@ -93,10 +122,14 @@ class Executor {
   Artifact artifact_;
   int threads_ = 1;
   CpuModule module_;
-  std::vector<KernelFunction> kernels_;            // null for a library call
-  std::vector<const LibraryFunction*> libraries_;  // null for a generated kernel
   KernelFunction set_threads_ = nullptr;
-  std::map<std::vector<std::vector<int64_t>>, std::unique_ptr<ConcretePlan>> plans_;
+  std::vector<std::unique_ptr<GraphState>> graphs_;  // graph.json, then each bucket's
+  std::map<std::vector<std::vector<int64_t>>, std::unique_ptr<Dispatch>> dispatch_;
 };
+
+// The dims that `inputs` of `graph` bind: each symbolic dim an input's dim names alone, then
+// every input dim checked against its expression. kiln::Error(kRuntime) naming the input when
+// one does not fit (count, rank, a dim that disagrees).
+DimEnv BindInputDims(const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes);
 
 }  // namespace kiln::runtime::model

@@ -232,6 +232,7 @@ nlohmann::json GraphToJson(const Graph& graph) {
     if (v.kind == ValueKind::kInput) entry["input"] = v.input_index;
     if (v.kind == ValueKind::kConstant) entry["constant"] = v.constant_index;
     if (v.kind == ValueKind::kView) entry["source"] = v.source;
+    if (v.kind == ValueKind::kView && !v.check.empty()) entry["check"] = v.check;
     values.push_back(entry);
   }
   json constants = json::array();
@@ -340,6 +341,15 @@ Graph GraphFromJson(const nlohmann::json& root, uint64_t constants_bytes) {
       value.source = Index(Field(v, "source", where), i, where + ".source");
       if (g.values[value.source].dtype != value.dtype) {
         Fail(where, "a view must keep its source's dtype");
+      }
+      if (v.contains("check")) {
+        value.check = String(v["check"], where + ".check");
+        if (value.check.empty() || value.check.size() > 4096) {
+          Fail(where + ".check", "the text of a check must have 1 to 4096 characters");
+        }
+        if (value.shape.size() != g.values[value.source].shape.size()) {
+          Fail(where, "a checked view must keep its source's rank");
+        }
       }
     } else {
       Fail(where + ".kind", "'" + kind + "' is not input, constant, kernel_output or view");

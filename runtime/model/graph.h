@@ -53,6 +53,11 @@ struct GraphValue {
   int64_t input_index = -1;     // kInput: which parameter
   int64_t constant_index = -1;  // kConstant: which entry of Graph::constants
   int64_t source = -1;          // kView: the value whose memory this re-views
+  // kView: when set, the view is a checked cast (Relax's match_cast): its source must have
+  // exactly the view's shape, else the run fails with this text, then "expected S, got S'"
+  // ("ONNX node 614 'p2o.Add.249' (Add): input 1 must match input 0"). The check is made when
+  // the plan for the inputs' shapes is made, before any kernel runs.
+  std::string check = {};
 };
 
 // Where a constant's bytes are in constants.bin.

@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <map>
 
-#include "cli/commands/model_input.h"
 #include "cli/commands/onnx_backend_test.h"
+#include "ir/model/model_file.h"
 #include "ir/relax/transform/extract_tasks.h"
 #include "ir/relax/transform/pipeline.h"
 
@@ -87,8 +87,8 @@ INSTANTIATE_TEST_SUITE_P(Examples, GeneratedModel,
 // output projections; the ResNet stage is two conv-bn-relu kernels used twice each, the
 // second with the residual add fused in.
 TEST(ExampleModels, BertLayerTasks) {
-  ModelInput input =
-      LoadModel(std::string(KILN_MODELS_DIR) + "/bert_layer/model.onnx", {{"seq_len", 128}});
+  ir::model::ModelInput input = ir::model::LoadModel(
+      std::string(KILN_MODELS_DIR) + "/bert_layer/model.onnx", {{"seq_len", 128}});
   auto tasks = ir::relax::transform::ExtractTasks(
       ir::relax::transform::PrepareModuleForTuning(input.module));
   std::string table = ir::relax::transform::FormatTaskTable(tasks);
@@ -114,7 +114,7 @@ TEST(ExampleModels, BertLayerTasks) {
 }
 
 TEST(ExampleModels, ResnetStageTasks) {
-  ModelInput input = LoadModel(ExampleDir("resnet_stage") + "/model.onnx");
+  ir::model::ModelInput input = ir::model::LoadModel(ExampleDir("resnet_stage") + "/model.onnx");
   auto tasks = ir::relax::transform::ExtractTasks(
       ir::relax::transform::PrepareModuleForTuning(input.module));
   std::string table = ir::relax::transform::FormatTaskTable(tasks);
@@ -129,7 +129,8 @@ TEST(ExampleModels, ResnetStageTasks) {
 }
 
 TEST(ExampleModels, TransformerBlockTasksAreFusedAndDeduplicated) {
-  ModelInput input = LoadModel(ExampleDir("transformer_block") + "/model.onnx");
+  ir::model::ModelInput input =
+      ir::model::LoadModel(ExampleDir("transformer_block") + "/model.onnx");
   auto tasks = ir::relax::transform::ExtractTasks(
       ir::relax::transform::PrepareModuleForTuning(input.module));
   std::string table = ir::relax::transform::FormatTaskTable(tasks);
@@ -150,7 +151,7 @@ TEST(ExampleModels, TransformerBlockTasksAreFusedAndDeduplicated) {
 }
 
 TEST(ExampleModels, CnnBatchNormsFuseIntoConvolutionAndRelu) {
-  ModelInput input = LoadModel(ExampleDir("cnn") + "/model.onnx");
+  ir::model::ModelInput input = ir::model::LoadModel(ExampleDir("cnn") + "/model.onnx");
   auto tasks = ir::relax::transform::ExtractTasks(
       ir::relax::transform::PrepareModuleForTuning(input.module));
   std::string table = ir::relax::transform::FormatTaskTable(tasks);

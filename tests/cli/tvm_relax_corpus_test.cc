@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/commands/model_input.h"
+#include "ir/model/model_file.h"
 #include "ir/relax/structural.h"
 #include "ir/relax/text/parser.h"
 #include "ir/relax/text/printer.h"
@@ -63,7 +63,7 @@ TEST_P(TvmRelaxModule, ParsesRoundTripsAndGivesItsTasks) {
   bool has_metadata = text.find("metadata = tvm.ir.load_json(") != std::string::npos;
   if (refers_to_metadata && !has_metadata) {
     try {
-      LoadModel(path.string());
+      ir::model::LoadModel(path.string());
       FAIL() << "a module without its metadata section parsed";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kParse);
@@ -71,9 +71,9 @@ TEST_P(TvmRelaxModule, ParsesRoundTripsAndGivesItsTasks) {
     }
     return;
   }
-  ModelInput input;
+  ir::model::ModelInput input;
   try {
-    input = LoadModel(path.string());
+    input = ir::model::LoadModel(path.string());
   } catch (const Error& e) {
     FAIL() << e.what();
   }

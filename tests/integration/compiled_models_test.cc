@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <ostream>
 
-#include "cli/commands/model_input.h"
 #include "compiler/compiler.h"
 #include "ir/frontend/onnx/tensor_proto.h"
+#include "ir/model/model_file.h"
 #include "ir/relax/exec/reference_executor.h"
 #include "ir/relax/transform/pipeline.h"
 #include "runtime/model/artifact.h"
@@ -75,7 +75,7 @@ class CompiledModel : public ::testing::TestWithParam<ModelCase> {
   };
   Compiled Compile(const std::string& model_dir, const std::string& tag,
                    compiler::LibraryPolicy library = compiler::LibraryPolicy::kAuto) {
-    cli::ModelInput input = cli::LoadModel(model_dir + "/model.onnx");
+    ir::model::ModelInput input = ir::model::LoadModel(model_dir + "/model.onnx");
     Compiled c;
     c.prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
     c.entry = input.entry;

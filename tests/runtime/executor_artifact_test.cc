@@ -35,7 +35,7 @@ class ArtifactTest : public ::testing::Test {
   TempDir dir_;
 };
 
-TEST_F(ArtifactTest, FormatVersionIsPinned) { EXPECT_EQ(kArtifactFormatVersion, 2); }
+TEST_F(ArtifactTest, FormatVersionIsPinned) { EXPECT_EQ(kArtifactFormatVersion, 3); }
 
 TEST_F(ArtifactTest, LoadsWhatWasWritten) {
   Artifact a = LoadArtifact(Dir(), {.target = "llvm", .device_key = "cpu-test"});
@@ -63,7 +63,7 @@ TEST_F(ArtifactTest, RefusesANewerFormat) {
   m["format_version"] = kArtifactFormatVersion + 1;
   Write(kManifestFile, m.dump());
   std::string message = LoadError(ErrorKind::kUnsupported);
-  EXPECT_NE(message.find("format version 3, newer than the version 2 this build"),
+  EXPECT_NE(message.find("format version 4, newer than the version 3 this build"),
             std::string::npos)
       << message;
 }

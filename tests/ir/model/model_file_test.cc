@@ -1,6 +1,6 @@
 // The model's entry function: --func when given, else the only public Relax function (TVM's
 // relax.frontend.nn exports `forward`), else main; otherwise an error that lists the functions.
-#include "cli/commands/model_input.h"
+#include "ir/model/model_file.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include "ir/relax/text/parser.h"
 #include "support/error.h"
 
-namespace kiln::cli {
+namespace kiln::ir::model {
 namespace {
 
 std::string Function(const std::string& name, bool is_private = false) {
@@ -81,4 +81,4 @@ TEST(LoadModel, ChoosesTheEntryOfARelaxFile) {
 }
 
 }  // namespace
-}  // namespace kiln::cli
+}  // namespace kiln::ir::model

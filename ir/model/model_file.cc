@@ -1,40 +1,47 @@
 // LoadModel: picks the front end by the file's extension; ChooseEntryFunction: the model's entry.
-#include "cli/commands/model_input.h"
+#include "ir/model/model_file.h"
 
 #include <filesystem>
 
-#include "cli/commands/command_util.h"
 #include "ir/frontend/onnx/import.h"
 #include "ir/relax/text/parser.h"
 #include "support/error.h"
+#include "support/file.h"
 
-namespace kiln::cli {
+namespace kiln::ir::model {
+
+std::string ModelFormatOf(const std::string& name) {
+  std::string extension = std::filesystem::path(name).extension().string();
+  if (extension == ".onnx") return "onnx";
+  if (extension == ".relax" || extension == ".py") return "relax";
+  throw Error(ErrorKind::kParse, name + ": expected a model file ending in .onnx (ONNX) or " +
+                                     ".relax / .py (Relax TVMScript), got '" + extension + "'");
+}
 
 namespace {
 
-ModelInput Load(const std::string& path, const std::map<std::string, int64_t>& dims) {
-  std::string extension = std::filesystem::path(path).extension().string();
-  if (extension == ".onnx") {
-    ir::frontend::onnx::ImportOptions options;
+ModelInput Load(const std::string& name, const std::string* bytes,
+                const std::map<std::string, int64_t>& dims) {
+  std::string format = ModelFormatOf(name);
+  if (format == "onnx") {
+    frontend::onnx::ImportOptions options;
     options.dim_values = dims;
-    return {ir::frontend::onnx::ImportOnnx(path, options), "onnx", ""};
+    return {bytes ? frontend::onnx::ImportOnnxBytes(*bytes, name, options)
+                  : frontend::onnx::ImportOnnx(name, options),
+            format, ""};
   }
-  if (extension == ".relax" || extension == ".py") {
-    KILN_CHECK(dims.empty(), ErrorKind::kUnsupported,
-               path + ": --dim binds ONNX dim_params; a Relax module keeps its symbolic dims");
-    return {ir::relax::ParseModule(ReadFile(path), path), "relax", ""};
-  }
-  throw Error(ErrorKind::kParse, path + ": expected a model file ending in .onnx (ONNX) or " +
-                                     ".relax / .py (Relax TVMScript), got '" + extension + "'");
+  KILN_CHECK(dims.empty(), ErrorKind::kUnsupported,
+             name + ": --dim binds ONNX dim_params; a Relax module keeps its symbolic dims");
+  return {relax::ParseModule(bytes ? *bytes : ReadFile(name), name), format, ""};
 }
 
 }  // namespace
 
-std::string ChooseEntryFunction(const ir::relax::IRModule& module, const std::string& requested,
+std::string ChooseEntryFunction(const relax::IRModule& module, const std::string& requested,
                                 const std::string& source) {
   std::vector<std::string> relax_functions, public_functions;
   for (const std::string& name : module.names()) {
-    const ir::relax::Function* f = module.LookupFunction(name);
+    const relax::Function* f = module.LookupFunction(name);
     if (f == nullptr) continue;
     relax_functions.push_back(name);
     if ((*f)->attrs.Has("global_symbol")) public_functions.push_back(name);
@@ -42,7 +49,7 @@ std::string ChooseEntryFunction(const ir::relax::IRModule& module, const std::st
   auto listing = [&] {
     std::string out;
     for (const std::string& name : relax_functions) {
-      const ir::relax::Function* f = module.LookupFunction(name);
+      const relax::Function* f = module.LookupFunction(name);
       out += (out.empty() ? "" : ", ") + name +
              ((*f)->attrs.Has("global_symbol") ? std::string() : std::string(" (private)"));
     }
@@ -69,9 +76,16 @@ std::string ChooseEntryFunction(const ir::relax::IRModule& module, const std::st
 
 ModelInput LoadModel(const std::string& path, const std::map<std::string, int64_t>& dims,
                      const std::string& func) {
-  ModelInput input = Load(path, dims);
+  ModelInput input = Load(path, nullptr, dims);
   input.entry = ChooseEntryFunction(input.module, func, path);
   return input;
 }
 
-}  // namespace kiln::cli
+ModelInput LoadModelBytes(const std::string& name, const std::string& bytes,
+                          const std::map<std::string, int64_t>& dims, const std::string& func) {
+  ModelInput input = Load(name, &bytes, dims);
+  input.entry = ChooseEntryFunction(input.module, func, name);
+  return input;
+}
+
+}  // namespace kiln::ir::model
