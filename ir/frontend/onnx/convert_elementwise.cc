@@ -122,7 +122,8 @@ Outputs Binary(NodeContext& ctx) {
     // Pow takes an exponent of another dtype (opset 12+); compute in the base's dtype.
     b = ctx.Call("astype", {b}, relax::Attrs().Set("dtype", ctx.InputDType(0)));
   }
-  return {ctx.Call(RelaxBinaryOp(op), {a, b})};
+  std::vector<Expr> ab = ctx.Broadcast({{a, "input 0"}, {b, "input 1"}});
+  return {ctx.Call(RelaxBinaryOp(op), ab)};
 }
 
 Outputs Mod(NodeContext& ctx) {
@@ -134,7 +135,7 @@ Outputs Mod(NodeContext& ctx) {
     ctx.Invalid("fmod must be 1 for floating-point inputs");
   }
   // fmod=0: the result has the divisor's sign (floor_mod); fmod=1: the dividend's (C fmod).
-  return {ctx.Call(fmod ? "mod" : "floor_mod", {ctx.Input(0), ctx.Input(1)})};
+  return {ctx.Call(fmod ? "mod" : "floor_mod", ctx.BroadcastInputs({0, 1}))};
 }
 
 // Max, Min, Sum, Mean over one or more inputs.
@@ -144,9 +145,12 @@ Outputs Variadic(NodeContext& ctx) {
   if (op != "Mean") {
     if (auto folded = FoldInputs(ctx, op == "Sum" ? "Add" : op)) return {*folded};
   }
-  Expr acc = ctx.Input(0);
-  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
-    acc = ctx.Call(op == "Mean" ? "add" : RelaxBinaryOp(op), {acc, ctx.Input(i)});
+  std::vector<size_t> all;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) all.push_back(i);
+  std::vector<Expr> inputs = ctx.BroadcastInputs(all);
+  Expr acc = inputs[0];
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    acc = ctx.Call(op == "Mean" ? "add" : RelaxBinaryOp(op), {acc, inputs[i]});
   }
   if (op == "Mean") {
     acc = ctx.Call("divide",
@@ -171,7 +175,7 @@ Outputs Where(NodeContext& ctx) {
       return {out};
     }
   }
-  return {ctx.Call("where", {ctx.Input(0), ctx.Input(1), ctx.Input(2)})};
+  return {ctx.Call("where", ctx.BroadcastInputs({0, 1, 2}))};
 }
 
 // ---- Unary ops --------------------------------------------------------------------------------
@@ -301,14 +305,14 @@ Outputs Activation(NodeContext& ctx) {
 
 Outputs PRelu(NodeContext& ctx) {
   RequireFloatInput(ctx, 0);
-  Expr x = ctx.Input(0), slope = ctx.Input(1);
-  Compose c{ctx, ctx.InputDType(0)};
-  Expr y = c.Op("where", c.Op("less", x, c.S(0)), c.Op("multiply", x, slope), x);
   // The slope broadcasts to x, never the other way (unidirectional broadcasting).
   if (ctx.InputRank(1) > ctx.InputRank(0)) {
     ctx.Invalid("slope has a higher rank than the input");
   }
-  return {y};
+  std::vector<Expr> xs = ctx.BroadcastInputs({0, 1});
+  Expr x = xs[0], slope = xs[1];
+  Compose c{ctx, ctx.InputDType(0)};
+  return {c.Op("where", c.Op("less", x, c.S(0)), c.Op("multiply", x, slope), x)};
 }
 
 Outputs IsInf(NodeContext& ctx) {
@@ -357,8 +361,18 @@ Outputs Clip(NodeContext& ctx) {
 
 // ---- Cast ------------------------------------------------------------------------------------
 
+// The largest integer below which every integer is exact in the float dtype `to`.
+int64_t ExactFloatLimit(DataType to) {
+  if (to.bits() >= 64) return int64_t{1} << 53;
+  if (to.bits() >= 32) return int64_t{1} << 24;
+  return 0;  // float16 and bfloat16: shape values are not kept symbolic through them
+}
+
 Value CastValue(NodeContext& ctx, DataType to) {
-  if (auto k = ctx.Known(0); k && to.is_integral()) {
+  // Integer elements known at import time, also those of a shape cast to float and back.
+  std::optional<SymTensor> k = ctx.Known(0);
+  if (!k && ctx.InputValue(0).known) k = ctx.KnownIntegers(0);
+  if (k && to.is_integral()) {
     bool ok = true;
     for (PrimExpr& e : k->elems) {
       if (auto c = AsConstInt(e)) {
@@ -368,6 +382,18 @@ Value CastValue(NodeContext& ctx, DataType to) {
       }
     }
     if (ok) {
+      k->dtype = to;
+      return *k;
+    }
+  }
+  if (k = ctx.Known(0); k && to.is_float() && !k->IsConstant() && !k->dtype.is_bool()) {
+    // A shape cast to float (a Range's limit): its dims stay known, as the integers they are,
+    // where the float holds them exactly. Kiln takes symbolic dims to be below 2^24.
+    bool exact = ExactFloatLimit(to) > 0;
+    for (const PrimExpr& e : k->elems) {
+      if (auto c = AsConstInt(e)) exact &= *c <= ExactFloatLimit(to) && *c >= -ExactFloatLimit(to);
+    }
+    if (exact) {
       k->dtype = to;
       return *k;
     }
@@ -443,7 +469,8 @@ Outputs BitShift(NodeContext& ctx) {
       static_cast<int64_t*>(powers.data())[i] = int64_t{1} << i;
     }
   }
-  Expr x = ctx.Input(0), y64 = as(ctx.Input(1), DataType::Int(64));
+  std::vector<Expr> xy = ctx.BroadcastInputs({0, 1});
+  Expr x = xy[0], y64 = as(xy[1], DataType::Int(64));
   Expr index = ctx.Call("clip", {y64}, relax::Attrs().Set("min", 0.0).Set("max", double(top)));
   Expr factor = ctx.Call("take", {relax::Constant(powers), index}, relax::Attrs().Set("axis", 0));
   Expr xw = as(x, wide);

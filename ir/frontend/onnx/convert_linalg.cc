@@ -9,7 +9,33 @@ namespace {
 
 using relax::Expr;
 
-Outputs MatMul(NodeContext& ctx) { return {ctx.Call("matmul", {ctx.Input(0), ctx.Input(1)})}; }
+int RankOf(const Expr& e) {
+  const auto* t = e.struct_info().as<relax::TensorStructInfoNode>();
+  return t != nullptr && t->shape ? t->ndim : -1;
+}
+
+// a and b of a @ b with their inner dims (a's last, b's `b_inner`) brought to agree and
+// their batch dims (all but the last two) broadcast, as numpy's matmul needs.
+std::vector<Expr> AgreeMatmul(NodeContext& ctx, NodeContext::Operand a, NodeContext::Operand b,
+                              bool b_transposed = false) {
+  int ra = RankOf(a.expr), rb = RankOf(b.expr);
+  if (ra < 1 || rb < 1) return {a.expr, b.expr};
+  int b_inner = b_transposed ? rb - 1 : std::max(rb - 2, 0);
+  std::vector<NodeContext::DimGroup> groups = {{{{0, ra - 1}, {1, b_inner}}, false}};
+  for (int k = 1; k <= std::max(ra, rb) - 2; ++k) {
+    NodeContext::DimGroup batch;
+    batch.broadcast = true;
+    if (ra - 2 >= k) batch.slots.emplace_back(0, ra - 2 - k);
+    if (rb - 2 >= k) batch.slots.emplace_back(1, rb - 2 - k);
+    groups.push_back(batch);
+  }
+  return ctx.AgreeDims({std::move(a), std::move(b)}, groups);
+}
+
+Outputs MatMul(NodeContext& ctx) {
+  return {
+      ctx.Call("matmul", AgreeMatmul(ctx, {ctx.Input(0), "input 0"}, {ctx.Input(1), "input 1"}))};
+}
 
 Outputs Gemm(NodeContext& ctx) {
   double alpha = ctx.Float("alpha", 1.0), beta = ctx.Float("beta", 1.0);
@@ -21,14 +47,27 @@ Outputs Gemm(NodeContext& ctx) {
   DataType dtype = ctx.InputDType(0);
   Expr a = ctx.Input(0), b = ctx.Input(1);
   if (trans_a) a = ctx.Call("permute_dims", {a});
+  std::vector<Expr> ab = AgreeMatmul(ctx, {a, "input 0"}, {ctx.Input(1), "input 1"}, trans_b);
+  a = ab[0];
+  b = ab[1];
   bool has_c = ctx.HasInput(2) && beta != 0;
-  if (trans_b && alpha == 1 && beta == 1 && has_c) {
-    return {ctx.Call("linear", {a, b, ctx.Input(2)})};
+  Expr c;
+  if (has_c) {
+    // C broadcasts to the product (M, N).
+    c = ctx.Input(2);
+    auto sa = RankOf(a) == 2 ? *a.struct_info().as<relax::TensorStructInfoNode>()->shape
+                             : std::vector<PrimExpr>();
+    auto sb = RankOf(b) == 2 ? *b.struct_info().as<relax::TensorStructInfoNode>()->shape
+                             : std::vector<PrimExpr>();
+    if (!sa.empty() && !sb.empty()) {
+      std::vector<PrimExpr> product = {sa[0], trans_b ? sb[0] : sb[1]};
+      c = ctx.Broadcast({NodeContext::Operand::Fixed("A @ B", product), {c, "input 2"}})[1];
+    }
+    if (trans_b && alpha == 1 && beta == 1) return {ctx.Call("linear", {a, b, c})};
   }
   Expr y = trans_b ? ctx.Call("linear", {a, b}) : ctx.Call("matmul", {a, b});
   if (alpha != 1) y = ctx.Call("multiply", {y, ctx.Scalar(alpha, dtype)});
   if (has_c) {
-    Expr c = ctx.Input(2);
     if (beta != 1) c = ctx.Call("multiply", {c, ctx.Scalar(beta, dtype)});
     y = ctx.Call("add", {y, c});
   }

@@ -1,6 +1,6 @@
 // Shape manipulation: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice,
-// Gather, GatherElements, Expand, Tile, Pad, DepthToSpace, SpaceToDepth, Trilu. Target shapes
-// may hold symbolic dims (computed at import time from Shape); ops on values known at import
+// Gather, GatherElements, GatherND, Expand, Tile, Pad, DepthToSpace, SpaceToDepth, Trilu. Target
+// shapes may hold symbolic dims (computed at import time from Shape); ops on values known at import
 // time (shape vectors, constants) are evaluated instead of emitted.
 #include <algorithm>
 #include <cstring>
@@ -145,8 +145,19 @@ Outputs Concat(NodeContext& ctx) {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) parts.push_back(*ctx.Known(i));
     if (auto folded = SymConcat(parts, a)) return {*folded};
   }
-  std::vector<Expr> inputs;
-  for (size_t i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.Input(i));
+  // The inputs' other dims must be equal.
+  std::vector<NodeContext::Operand> operands;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    operands.emplace_back(ctx.Input(i), "input " + std::to_string(i));
+  }
+  std::vector<NodeContext::DimGroup> groups;
+  for (int d = 0; d < rank; ++d) {
+    if (d == a) continue;
+    NodeContext::DimGroup group;
+    for (size_t i = 0; i < operands.size(); ++i) group.slots.emplace_back(i, d);
+    groups.push_back(std::move(group));
+  }
+  std::vector<Expr> inputs = ctx.AgreeDims(operands, groups);
   return {ctx.Call("concat", {relax::Tuple(inputs)}, relax::Attrs().Set("axis", a))};
 }
 
@@ -236,24 +247,79 @@ void ClampSlice(int64_t dim, int64_t step, int64_t& begin, int64_t& end) {
   }
 }
 
+// Slice bounds at or past this are read as "to the end of the axis": exporters write 1e9,
+// 2^31 - 1 or 2^63 - 1 for it. Kiln takes every dim to be below it, so that such an end is the
+// dim itself rather than min(end, dim).
+constexpr int64_t kSliceSentinel = 1000000000;
+
+// Whether the dim expression `v` is provably >= 0 (true), provably < 0 (false), or neither.
+std::optional<bool> DimSign(const PrimExpr& v) {
+  if (auto c = AsConstInt(v)) return *c >= 0;
+  if (relax::ProveDimEqual(relax::SimplifyDim(Max(v, relax::DimConst(0))), v)) return true;
+  if (relax::ProveDimEqual(relax::SimplifyDim(Min(v, relax::DimConst(-1))), v)) return false;
+  return std::nullopt;
+}
+
+// ONNX's clamping of one Slice bound `v` (a start, or an end when `is_end`) along an axis of
+// size `dim`, as a dim expression: a negative bound counts from the end, then the bound is
+// clamped into [0, dim] for a positive step and into [-1, dim - 1] for a negative one (numpy's
+// rules, which ClampSlice applies to constant dims). A bound past kSliceSentinel is the end.
+PrimExpr ClampSliceBound(const PrimExpr& v, const PrimExpr& dim, bool positive_step) {
+  using relax::DimConst;
+  PrimExpr lo = DimConst(positive_step ? 0 : -1);
+  PrimExpr hi = positive_step ? dim : dim - DimConst(1);
+  if (auto c = AsConstInt(v)) {
+    if (*c >= kSliceSentinel) return relax::SimplifyDim(hi);
+    if (*c <= -kSliceSentinel) return lo;
+  }
+  std::optional<bool> sign = DimSign(v);
+  PrimExpr clamped;
+  if (sign == true) {
+    clamped = Min(v, hi);
+  } else if (sign == false) {
+    clamped = Max(dim + v, lo);
+  } else {
+    // The sign is known only at run time: v + dim when v < 0, with the test written in the
+    // min/max arithmetic of dims (min(max(-v, 0), 1) is 1 exactly when v < 0).
+    PrimExpr negative = Min(Max(DimConst(0) - v, DimConst(0)), DimConst(1));
+    clamped = Min(Max(v + dim * negative, lo), hi);
+  }
+  return relax::SimplifyDim(clamped);
+}
+
+// A Slice's starts or ends: constants, or dims known at import time (ends = [sequence_length]
+// from a Shape subgraph).
+std::vector<PrimExpr> SliceBoundInput(NodeContext& ctx, size_t i, const char* what) {
+  std::optional<SymTensor> k = ctx.Known(i);
+  if (!k) {
+    if (!ctx.InputDType(i).is_integral()) {
+      ctx.Invalid(std::string("input ") + std::to_string(i) + " (" + what +
+                  ") must be an integer tensor, got " + DTypeName(ctx.InputDType(i)));
+    }
+    ctx.RequireKnown(i, what);
+  }
+  if (k->rank() != 1) ctx.Invalid(std::string(what) + " must be 1-D, got " + k->ToString());
+  return k->elems;
+}
+
 Outputs Slice(NodeContext& ctx) {
   int rank = ctx.InputRank(0);
-  std::vector<int64_t> starts, ends, steps;
+  std::vector<PrimExpr> starts, ends;
+  std::vector<int64_t> steps;
   std::optional<std::vector<int64_t>> axes;
+  auto dims_of = [](const std::vector<int64_t>& v) {
+    std::vector<PrimExpr> out;
+    for (int64_t x : v) out.push_back(relax::DimConst(x));
+    return out;
+  };
   if (ctx.version() < 10) {
-    starts = ctx.Ints("starts");
-    ends = ctx.Ints("ends");
+    starts = dims_of(ctx.Ints("starts"));
+    ends = dims_of(ctx.Ints("ends"));
     axes = ctx.OptInts("axes");
   } else {
-    for (size_t i : {size_t{1}, size_t{2}}) {
-      if (auto k = ctx.Known(i); k && !k->IsConstant()) {
-        ctx.Unsupported(std::string(i == 1 ? "starts " : "ends ") + k->ToString() +
-                        " are symbolic; Kiln's strided_slice takes bounds known at import time");
-      }
-    }
     ctx.RequireAllKnown({{1, "starts"}, {2, "ends"}, {3, "axes"}, {4, "steps"}});
-    starts = ctx.RequireConstInts(1, "starts");
-    ends = ctx.RequireConstInts(2, "ends");
+    starts = SliceBoundInput(ctx, 1, "starts");
+    ends = SliceBoundInput(ctx, 2, "ends");
     if (ctx.HasInput(3)) axes = ctx.RequireConstInts(3, "axes");
     if (ctx.HasInput(4)) steps = ctx.RequireConstInts(4, "steps");
   }
@@ -271,39 +337,67 @@ Outputs Slice(NodeContext& ctx) {
   for (int64_t s : steps) {
     if (s == 0) ctx.Invalid("steps must not be 0");
   }
-  if (auto k = ctx.Known(0)) {
-    std::vector<int64_t> b = starts, e = ends;
-    for (size_t i = 0; i < norm_axes.size(); ++i) {
-      ClampSlice(k->shape[norm_axes[i]], steps[i], b[i], e[i]);
-    }
-    if (auto folded = SymSlice(*k, norm_axes, b, e, steps)) return {*folded};
-  }
-  // Bounds are clamped for constant dims, as numpy does; for symbolic ones the op reads bounds
-  // past +-2^31 as "to the end".
-  auto shape = ctx.InputShape(0);
-  constexpr int64_t kToEnd = std::numeric_limits<int32_t>::max();
-  for (size_t i = 0; i < norm_axes.size(); ++i) {
-    auto dim = shape ? AsConstInt((*shape)[norm_axes[i]]) : std::nullopt;
-    if (!dim) {
-      // A symbolic dim: bounds past +-2^31 mean "to the end", as strided_slice reads them;
-      // clamping keeps the symbolic length arithmetic far from overflow.
-      starts[i] = std::clamp<int64_t>(starts[i], -kToEnd, kToEnd);
-      ends[i] = std::clamp<int64_t>(ends[i], -kToEnd, kToEnd);
-      steps[i] = std::clamp<int64_t>(steps[i], -kToEnd, kToEnd);
-      continue;
-    }
-    // A step longer than the dim takes one element, as the dim itself does.
-    int64_t longest = std::max<int64_t>(*dim, 1);
-    steps[i] = std::clamp<int64_t>(steps[i], -longest, longest);
-    ClampSlice(*dim, steps[i], starts[i], ends[i]);
-    // -1 after clamping means "before index 0", which the op would read as the last index.
-    if (steps[i] < 0 && ends[i] == -1) ends[i] = -(*dim) - 1;
-    if (steps[i] < 0 && starts[i] == -1) starts[i] = -(*dim) - 1;
-  }
   std::vector<int64_t> axes64(norm_axes.begin(), norm_axes.end());
+  auto shape = ctx.InputShape(0);
+  std::optional<std::vector<int64_t>> const_starts = SymTensor::Vector(starts).ConstValues();
+  std::optional<std::vector<int64_t>> const_ends = SymTensor::Vector(ends).ConstValues();
+  bool const_dims = shape.has_value();
+  for (int a : norm_axes) const_dims &= shape && AsConstInt((*shape)[a]).has_value();
+  if (const_starts && const_ends) {
+    if (auto k = ctx.Known(0)) {
+      std::vector<int64_t> b = *const_starts, e = *const_ends;
+      for (size_t i = 0; i < norm_axes.size(); ++i) {
+        ClampSlice(k->shape[norm_axes[i]], steps[i], b[i], e[i]);
+      }
+      if (auto folded = SymSlice(*k, norm_axes, b, e, steps)) return {*folded};
+    }
+  }
+  if (const_starts && const_ends && (const_dims || !shape)) {
+    // Bounds and dims known (or a shape only known at run time): int attributes, clamped as
+    // numpy does where the dim is known.
+    std::vector<int64_t> b = *const_starts, e = *const_ends;
+    for (size_t i = 0; i < norm_axes.size(); ++i) {
+      if (!shape) {
+        // strided_slice reads bounds past +-2^31 as "to the end"; clamping keeps its length
+        // arithmetic far from overflow.
+        constexpr int64_t kToEnd = std::numeric_limits<int32_t>::max();
+        b[i] = std::clamp<int64_t>(b[i], -kToEnd, kToEnd);
+        e[i] = std::clamp<int64_t>(e[i], -kToEnd, kToEnd);
+        steps[i] = std::clamp<int64_t>(steps[i], -kToEnd, kToEnd);
+        continue;
+      }
+      int64_t dim = *AsConstInt((*shape)[norm_axes[i]]);
+      // A step longer than the dim takes one element, as the dim itself does.
+      int64_t longest = std::max<int64_t>(dim, 1);
+      steps[i] = std::clamp<int64_t>(steps[i], -longest, longest);
+      ClampSlice(dim, steps[i], b[i], e[i]);
+      // -1 after clamping means "before index 0", which the op would read as the last index.
+      if (steps[i] < 0 && e[i] == -1) e[i] = -dim - 1;
+      if (steps[i] < 0 && b[i] == -1) b[i] = -dim - 1;
+    }
+    relax::Attrs attrs;
+    attrs.Set("axes", axes64).Set("begin", b).Set("end", e).Set("strides", steps);
+    return {ctx.Call("strided_slice", {ctx.Input(0)}, attrs)};
+  }
+  // A symbolic dim or bound: the bounds clamped as dim expressions, given to strided_slice as
+  // shape arguments (already inside the axis).
+  if (!shape) {
+    ctx.Unsupported("symbolic bounds " + SymTensor::Vector(starts).ToString() + " to " +
+                    SymTensor::Vector(ends).ToString() +
+                    " over a tensor whose shape is not known at import time");
+  }
+  std::vector<PrimExpr> begin, end;
+  for (size_t i = 0; i < norm_axes.size(); ++i) {
+    const PrimExpr& dim = (*shape)[norm_axes[i]];
+    // A step past every dim takes one element, as one of kSliceSentinel does.
+    steps[i] = std::clamp<int64_t>(steps[i], -kSliceSentinel, kSliceSentinel);
+    begin.push_back(ClampSliceBound(starts[i], dim, steps[i] > 0));
+    end.push_back(ClampSliceBound(ends[i], dim, steps[i] > 0));
+  }
   relax::Attrs attrs;
-  attrs.Set("axes", axes64).Set("begin", starts).Set("end", ends).Set("strides", steps);
-  return {ctx.Call("strided_slice", {ctx.Input(0)}, attrs)};
+  attrs.Set("axes", axes64).Set("strides", steps);
+  return {ctx.Call("strided_slice", {ctx.Input(0), relax::ShapeExpr(begin), relax::ShapeExpr(end)},
+                   attrs)};
 }
 
 Outputs Gather(NodeContext& ctx) {
@@ -342,6 +436,24 @@ Outputs GatherElements(NodeContext& ctx) {
       ctx.Call("gather_elements", {ctx.Input(0), ctx.Input(1)}, relax::Attrs().Set("axis", axis))};
 }
 
+Outputs GatherND(NodeContext& ctx) {
+  int64_t batch_dims = ctx.version() >= 12 ? ctx.Int("batch_dims", 0) : 0;
+  if (!ctx.InputDType(1).is_int()) {
+    ctx.Invalid("indices must be an int64 tensor, got " + DTypeName(ctx.InputDType(1)));
+  }
+  int rank = ctx.InputRank(0), q = ctx.InputRank(1);
+  if (batch_dims < 0 || batch_dims >= std::min(rank, q)) {
+    ctx.Invalid("batch_dims " + std::to_string(batch_dims) + " must be in [0, min(" +
+                std::to_string(rank) + ", " + std::to_string(q) + "))");
+  }
+  // The batch dims of data and indices must be equal.
+  std::vector<NodeContext::DimGroup> groups;
+  for (int d = 0; d < batch_dims; ++d) groups.push_back({{{0, d}, {1, d}}, false});
+  std::vector<Expr> xi =
+      ctx.AgreeDims({{ctx.Input(0), "input 0"}, {ctx.Input(1), "input 1"}}, groups);
+  return {ctx.Call("gather_nd", xi, relax::Attrs().Set("batch_dims", batch_dims))};
+}
+
 Outputs Expand(NodeContext& ctx) {
   std::optional<SymTensor> target = ctx.Known(1);
   // Expand broadcasts both ways, so the result shape needs the target at import time.
@@ -349,6 +461,13 @@ Outputs Expand(NodeContext& ctx) {
   if (target->rank() != 1) ctx.Invalid("the shape must be 1-D");
   std::vector<PrimExpr> in = ctx.RequireShape(0);
   const std::vector<PrimExpr>& want = target->elems;
+  // Dims of the input that cannot be proven to fit the target are checked at run time.
+  Expr x = ctx.Known(0) ? Expr() : ctx.Input(0);
+  if (x.defined()) {
+    x = ctx.Broadcast(
+        {{x, "input 0"}, NodeContext::Operand::Fixed("the shape (input 1)", want)})[0];
+    in = *x.struct_info().as<relax::TensorStructInfoNode>()->shape;
+  }
   size_t n = std::max(in.size(), want.size());
   std::vector<PrimExpr> out(n);
   for (size_t i = 0; i < n; ++i) {
@@ -367,7 +486,8 @@ Outputs Expand(NodeContext& ctx) {
   if (auto k = ctx.Known(0); k && ConstDims(out)) {
     if (auto folded = SymBroadcastTo(*k, *ConstDims(out))) return {*folded};
   }
-  return {ctx.Call("broadcast_to", {ctx.Input(0), relax::ShapeExpr(out)})};
+  if (!x.defined()) x = ctx.Input(0);
+  return {ctx.Call("broadcast_to", {x, relax::ShapeExpr(out)})};
 }
 
 Outputs Tile(NodeContext& ctx) {
@@ -576,7 +696,7 @@ void RegisterManipulateConverters(ConverterTable& t) {
   t.Add("SpaceToDepth", 1, BlockRearrange, 28);  // 28: mode
   t.Add("Trilu", 14, Trilu);
   t.Add("CenterCropPad", 18, CenterCropPad, 18);
-  t.AddUnsupported("GatherND", "Kiln's Relax ops have no gather_nd");
+  t.Add("GatherND", 11, GatherND);  // 12: batch_dims
   for (const char* op : {"Scatter", "ScatterElements", "ScatterND"}) {
     t.AddUnsupported(op, "Kiln's Relax ops have no scatter");
   }

@@ -118,9 +118,15 @@ Outputs Range(NodeContext& ctx) {
       ctx.Unsupported("stash_type " + std::to_string(stash) + " (only 1, float32)");
     }
   }
+  // Bounds known at import time as dims: integers, or integers cast to float (YOLOv8's anchor
+  // grid: Range(0.0, Cast(Shape(x)[3]), 1.0)).
   std::optional<SymTensor> k[3];
-  for (size_t i = 0; i < 3; ++i) k[i] = ctx.Known(i);
-  if (k[0] && k[1] && k[2]) {
+  bool symbolic = false;
+  for (size_t i = 0; i < 3; ++i) {
+    k[i] = dtype.is_float() ? ctx.KnownIntegers(i) : ctx.Known(i);
+    symbolic |= k[i] && !k[i]->IsConstant();
+  }
+  if (k[0] && k[1] && k[2] && (symbolic || !dtype.is_float())) {
     for (size_t i = 0; i < 3; ++i) {
       if (k[i]->numel() != 1) ctx.Invalid("start, limit and delta must be scalars");
     }

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "ir/frontend/onnx/schema_versions.h"
+#include "ir/functor.h"
 
 namespace kiln::ir::frontend::onnx {
 
@@ -122,10 +123,27 @@ std::vector<PrimExpr> NodeContext::RequireShape(size_t i) {
 
 std::optional<SymTensor> NodeContext::Known(size_t i) {
   Value& v = InputValue(i);
-  if (v.known) return v.known;
+  if (v.known) return v.known->dtype.is_float() ? std::nullopt : v.known;
   if (v.constant) return SymTensor::FromHostTensor(*v.constant);
   if (const auto* c = v.expr.as<relax::ConstantNode>()) return SymTensor::FromHostTensor(c->data);
   return std::nullopt;
+}
+
+std::optional<SymTensor> NodeContext::KnownIntegers(size_t i) {
+  Value& v = InputValue(i);
+  if (v.known) return v.known;
+  std::optional<HostTensor> c = Constant(i);
+  if (!c || !c->dtype().is_float() || c->numel() > kMaxKnownElements) return Known(i);
+  SymTensor s;
+  s.dtype = c->dtype();
+  s.shape = c->shape();
+  for (int64_t k = 0; k < c->numel(); ++k) {
+    double x = c->GetDouble(k);
+    // Integers of shape arithmetic only: far from where a double stops being exact.
+    if (!(std::abs(x) <= 1e15) || x != std::floor(x)) return std::nullopt;
+    s.elems.push_back(relax::DimConst(static_cast<int64_t>(x)));
+  }
+  return s;
 }
 
 std::optional<HostTensor> NodeContext::Constant(size_t i) {
@@ -290,6 +308,133 @@ std::vector<std::string> NodeContext::UnusedAttributes() const {
     if (used_.count(a.name) == 0) unused.push_back(a.name);
   }
   return unused;
+}
+
+// ---- NodeContext: dims the node needs equal -----------------------------------------------------
+
+namespace {
+
+// Counts the operations of a dim expression (a variable or constant has none).
+class OpCounter : public ir::IRVisitor {
+ public:
+  int count = 0;
+  void VisitExpr(const PrimExpr& e) override {
+    if (e.as<ir::VarNode>() == nullptr && !AsConstInt(e)) ++count;
+    ir::IRVisitor::VisitExpr(e);
+  }
+};
+
+// How complex a dim is, for picking the representative of dims that must agree: fewer
+// operations first, and a constant before a variable.
+int DimCost(const PrimExpr& dim) {
+  if (AsConstInt(dim)) return 0;
+  OpCounter counter;
+  counter.VisitExpr(dim);
+  return 1 + 2 * counter.count;
+}
+
+}  // namespace
+
+std::vector<Expr> NodeContext::AgreeDims(const std::vector<Operand>& operands,
+                                         const std::vector<DimGroup>& groups) {
+  size_t n = operands.size();
+  std::vector<std::optional<std::vector<PrimExpr>>> shapes(n);
+  std::vector<DataType> dtypes(n, DataType::Void());
+  for (size_t i = 0; i < n; ++i) {
+    if (!operands[i].expr.defined()) {
+      shapes[i] = operands[i].fixed_dims;
+      continue;
+    }
+    if (const auto* t = operands[i].expr.struct_info().as<relax::TensorStructInfoNode>()) {
+      shapes[i] = t->shape;
+      dtypes[i] = t->dtype;
+    }
+  }
+  std::vector<std::optional<std::vector<PrimExpr>>> target = shapes;
+  std::vector<std::vector<size_t>> matched_to(n);  // the operands whose dims each one takes
+  for (const DimGroup& group : groups) {
+    struct Member {
+      size_t operand;
+      int axis;
+      PrimExpr dim;
+    };
+    std::vector<Member> members;
+    for (auto [operand, axis] : group.slots) {
+      if (operand >= n || !shapes[operand]) continue;
+      KILN_CHECK(axis >= 0 && static_cast<size_t>(axis) < shapes[operand]->size(),
+                 ErrorKind::kInternal, "NodeContext::AgreeDims: axis out of range");
+      const PrimExpr& dim = (*shapes[operand])[axis];
+      if (group.broadcast && IsConstInt(dim, 1)) continue;
+      members.push_back({operand, axis, dim});
+    }
+    if (members.size() < 2) continue;
+    // Fixed dims first (they cannot be cast), then the simplest, then the earliest slot.
+    const Member* rep = &members[0];
+    auto key = [&](const Member& m) {
+      return std::make_pair(operands[m.operand].expr.defined() ? 1 : 0, DimCost(m.dim));
+    };
+    for (const Member& m : members) {
+      if (key(m) < key(*rep)) rep = &m;
+    }
+    for (const Member& m : members) {
+      if (&m == rep || relax::ProveDimEqual(m.dim, rep->dim)) continue;
+      // Dims that can never agree are left for the op's own check, which names them; a fixed
+      // operand cannot be cast.
+      if (relax::ProveDimNotEqual(m.dim, rep->dim) || !operands[m.operand].expr.defined()) {
+        continue;
+      }
+      (*target[m.operand])[m.axis] = rep->dim;
+      std::vector<size_t>& to = matched_to[m.operand];
+      if (std::find(to.begin(), to.end(), rep->operand) == to.end()) to.push_back(rep->operand);
+    }
+  }
+  std::vector<Expr> out;
+  for (size_t i = 0; i < n; ++i) {
+    out.push_back(operands[i].expr);
+    if (matched_to[i].empty()) continue;
+    std::vector<size_t>& to = matched_to[i];
+    std::sort(to.begin(), to.end());
+    std::string whom;
+    for (size_t k = 0; k < to.size(); ++k) {
+      whom += (k == 0 ? "" : k + 1 == to.size() ? " and " : ", ") + operands[to[k]].label;
+    }
+    std::string note =
+        "ONNX " + node_.Describe() + ": " + operands[i].label + " must match " + whom;
+    out.back() = state_.builder->EmitMatchCast(
+        operands[i].expr, relax::TensorStructInfo(*target[i], dtypes[i]), "matched", note);
+  }
+  return out;
+}
+
+std::vector<Expr> NodeContext::Broadcast(const std::vector<Operand>& operands) {
+  std::vector<int> ranks;
+  int rank = 0;
+  for (const Operand& o : operands) {
+    int r = -1;
+    if (!o.expr.defined()) {
+      r = static_cast<int>(o.fixed_dims.size());
+    } else if (const auto* t = o.expr.struct_info().as<relax::TensorStructInfoNode>()) {
+      r = t->ndim;
+    }
+    ranks.push_back(r);
+    rank = std::max(rank, r);
+  }
+  std::vector<DimGroup> groups;
+  for (int k = 1; k <= rank; ++k) {
+    DimGroup group;
+    group.broadcast = true;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      if (ranks[i] >= k) group.slots.emplace_back(i, ranks[i] - k);
+    }
+    groups.push_back(std::move(group));
+  }
+  return AgreeDims(operands, groups);
+}
+
+std::vector<Expr> NodeContext::BroadcastInputs(const std::vector<size_t>& inputs) {
+  std::vector<Operand> operands;
+  for (size_t i : inputs) operands.emplace_back(Input(i), "input " + std::to_string(i));
+  return Broadcast(operands);
 }
 
 // ---- NodeContext: building and failing --------------------------------------------------------

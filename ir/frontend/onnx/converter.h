@@ -29,7 +29,8 @@ inline constexpr int64_t kBaseMaxVersion = 17;
 
 // What the importer knows of an ONNX value: its Relax expression once it has one, and its
 // contents when they are known at import time (a constant of any dtype, or integer elements
-// that may be symbolic). A value known at import time gets a Relax expression only when a
+// that may be symbolic; a float tensor's elements too when they are integers, as a Cast of a
+// shape to float makes them). A value known at import time gets a Relax expression only when a
 // node that is not evaluated at import time uses it.
 struct Value {
   Value() = default;
@@ -88,7 +89,11 @@ class NodeContext {
   std::vector<PrimExpr> RequireShape(size_t i);
 
   // Contents known at import time: integer elements (maybe symbolic), or a constant tensor.
+  // Known is for integer and bool tensors only; KnownIntegers also gives a float tensor whose
+  // elements are integers (a shape cast to float, a constant such as 0.0 or 1.0), as the dims
+  // its elements equal.
   std::optional<SymTensor> Known(size_t i);
+  std::optional<SymTensor> KnownIntegers(size_t i);
   std::optional<HostTensor> Constant(size_t i);
   std::optional<std::vector<int64_t>> ConstInts(size_t i);
   // Unsupported (RequireKnown) otherwise.
@@ -126,6 +131,42 @@ class NodeContext {
   void Ignore(const std::string& name) { used_.insert(name); }
   // Attributes the converter never read.
   std::vector<std::string> UnusedAttributes() const;
+
+  // ---- Dims the node needs equal ------------------------------------------------------------
+  // An operand of a dim check: a tensor expression, named in messages by `label` ("input 1").
+  // An operand without an expression stands for dims the node fixes (Expand's target shape):
+  // it is never cast, so its dims are preferred as the representative.
+  struct Operand {
+    Operand(relax::Expr e, std::string l) : expr(std::move(e)), label(std::move(l)) {}
+    static Operand Fixed(std::string label, std::vector<PrimExpr> dims) {
+      Operand o(relax::Expr(), std::move(label));
+      o.fixed_dims = std::move(dims);
+      return o;
+    }
+    relax::Expr expr;
+    std::string label;
+    std::vector<PrimExpr> fixed_dims;  // when `expr` is undefined
+  };
+  // Slots (operand, axis) whose dims the node needs equal; with `broadcast`, a dim that is
+  // provably 1 stretches to the others instead (numpy broadcasting).
+  struct DimGroup {
+    std::vector<std::pair<size_t, int>> slots;
+    bool broadcast = false;
+  };
+  // `operands` brought into agreement over `groups`. Dims provably equal (or provably 1 where
+  // broadcasting) are left alone; dims provably different (768 vs 512) are an Invalid error
+  // naming both operands and shapes; for any other pair a representative is picked (the
+  // simplest dim: fewest operations, a constant before a variable, then the earlier operand)
+  // and every other operand of the group is cast to it with a match_cast whose note names
+  // this node: "ONNX node 614 'p2o.Add.249' (Add): input 1 must match input 0", so that the
+  // run-time check says which node needed what. Operands of unknown shape pass as they are.
+  // Returns the operands' expressions, cast where needed.
+  std::vector<relax::Expr> AgreeDims(const std::vector<Operand>& operands,
+                                     const std::vector<DimGroup>& groups);
+  // AgreeDims for numpy (multidirectional) broadcasting of `operands`, aligned on the last dim.
+  std::vector<relax::Expr> Broadcast(const std::vector<Operand>& operands);
+  // Broadcast of the node's inputs `inputs`, labelled "input i".
+  std::vector<relax::Expr> BroadcastInputs(const std::vector<size_t>& inputs);
 
   // ---- Building ----------------------------------------------------------------------------
   // Binds a call, tuple or projection to a new variable; other expressions are returned as is.

@@ -27,6 +27,21 @@ std::string Identifier(const std::string& name, const std::string& fallback) {
   return id;
 }
 
+// The size a graph input declares for a dim, when it declares one. Exporters write 0 (as well
+// as -1, which the reader already drops) for a dim they do not know, so 0 is read as unknown:
+// an input that really is empty along it still runs, as a symbolic dim that is 0 at run time.
+std::optional<int64_t> DeclaredSize(const OnnxDim& d) {
+  if (d.value && *d.value > 0) return d.value;
+  return std::nullopt;
+}
+
+// Whether a dim_param names a dim: PaddlePaddle writes "?" for a dim it does not know, which
+// is no name to share between inputs (nor a printable one).
+bool IsDimName(const std::string& param) {
+  return std::any_of(param.begin(), param.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+}
+
 // Why `value` cannot stand for the graph input `input` (empty when it can).
 std::string BoundValueMismatch(const OnnxValueInfo& input, const HostTensor& value) {
   std::optional<DataType> dtype = ToKilnDType(input.elem_type);
@@ -37,7 +52,8 @@ std::string BoundValueMismatch(const OnnxValueInfo& input, const HostTensor& val
     bool ok = input.shape->size() == value.shape().size();
     for (size_t i = 0; ok && i < input.shape->size(); ++i) {
       const OnnxDim& d = (*input.shape)[i];
-      ok = !d.value || *d.value == value.shape()[i];
+      std::optional<int64_t> size = DeclaredSize(d);
+      ok = !size || *size == value.shape()[i];
     }
     if (!ok) return "is " + value.Describe() + ", which does not fit the declared shape";
   }
@@ -58,6 +74,8 @@ class GraphImporter {
   void DeclareInitializers();
   std::vector<relax::Var> DeclareParams();
   relax::StructInfo ParamInfo(const OnnxValueInfo& input);
+  // The dim ImportOptions::dim_values binds to `key`, else a shape variable `var_name`.
+  PrimExpr NewDim(const std::string& key, const std::string& var_name);
   // Node indices in a topological order; empty with an error when the graph is broken.
   std::optional<std::vector<int>> SortNodes();
   void FindConverters();
@@ -148,29 +166,33 @@ relax::StructInfo GraphImporter::ParamInfo(const OnnxValueInfo& input) {
   std::vector<PrimExpr> dims;
   for (size_t i = 0; i < input.shape->size(); ++i) {
     const OnnxDim& d = (*input.shape)[i];
-    if (d.value) {
-      dims.push_back(relax::DimConst(*d.value));
-    } else if (!d.param.empty()) {
+    if (std::optional<int64_t> size = DeclaredSize(d)) {
+      dims.push_back(relax::DimConst(*size));
+    } else if (IsDimName(d.param)) {
       auto it = dim_params_.find(d.param);
       if (it == dim_params_.end()) {
-        auto bound = options_.dim_values.find(d.param);
-        PrimExpr dim = bound != options_.dim_values.end()
-                           ? relax::DimConst(bound->second)
-                           : PrimExpr(relax::SymbolicDim(Identifier(d.param, "dim")));
-        if (bound != options_.dim_values.end() && bound->second < 0) {
-          throw Error(ErrorKind::kType, model_.source + ": ImportOptions: dim '" + d.param +
-                                            "' is bound to " + std::to_string(bound->second) +
-                                            ", a negative size");
-        }
-        it = dim_params_.emplace(d.param, dim).first;
+        it = dim_params_.emplace(d.param, NewDim(d.param, Identifier(d.param, "dim"))).first;
       }
       dims.push_back(it->second);
     } else {
-      // An unnamed unknown dim: a fresh variable, not shared with any other.
-      dims.push_back(relax::SymbolicDim(Identifier(input.name, "x") + "_dim" + std::to_string(i)));
+      // An unnamed unknown dim (none, -1, 0 or a dim_param such as "?"): a fresh variable,
+      // not shared with any other, which ImportOptions::dim_values binds by the name it gets.
+      std::string name = Identifier(input.name, "x") + "_dim" + std::to_string(i);
+      dims.push_back(NewDim(name, name));
     }
   }
   return relax::TensorStructInfo(dims, *dtype);
+}
+
+PrimExpr GraphImporter::NewDim(const std::string& key, const std::string& var_name) {
+  auto bound = options_.dim_values.find(key);
+  if (bound == options_.dim_values.end()) return relax::SymbolicDim(var_name);
+  if (bound->second < 0) {
+    throw Error(ErrorKind::kType, model_.source + ": ImportOptions: dim '" + key +
+                                      "' is bound to " + std::to_string(bound->second) +
+                                      ", a negative size");
+  }
+  return relax::DimConst(bound->second);
 }
 
 std::vector<relax::Var> GraphImporter::DeclareParams() {

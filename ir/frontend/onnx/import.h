@@ -2,9 +2,11 @@
 // from the version whose semantics its converter handles) into a Relax IRModule with one
 // function "main". Its parameters are the graph inputs that are not initializers, in order;
 // initializers become Constants; several graph outputs are returned as a tuple. Named dims
-// (dim_param) become shape variables shared by name across inputs, unnamed unknown dims fresh
-// ones, and the shape computations exporters emit (Shape -> Gather -> Concat -> Reshape, ...)
-// are evaluated at import time into symbolic dims.
+// (dim_param) become shape variables shared by name across inputs, unnamed unknown dims (none,
+// -1 or 0, as exporters write them) fresh ones, and the shape computations exporters emit
+// (Shape -> Gather -> Concat -> Reshape, ...) are evaluated at import time into symbolic dims.
+// Dims that an op needs equal but that cannot be proven so (floor divisions of one input size
+// along two paths) are checked at run time by a match_cast that names the ONNX node.
 //
 // An unsupported op, attribute or dtype is reported with the node, all of them at once:
 // ImportOnnx throws one kiln::Error(kUnsupported) listing every such node; TryImportOnnx
@@ -27,7 +29,8 @@
 namespace kiln::ir::frontend::onnx {
 
 struct ImportOptions {
-  // Values of named dims: every dim_param "batch" of the graph inputs becomes this constant.
+  // Values of named dims: every dim_param "batch" of the graph inputs becomes this constant; an
+  // unknown dim (no value, -1 or 0) is named "<input>_dim<i>" ("x_dim0") and bound the same way.
   std::map<std::string, int64_t> dim_values;
   // Graph inputs whose values are fixed at import time: they become constants instead of
   // parameters of main, and shape computations on them fold (a Reshape fed by a "shape"

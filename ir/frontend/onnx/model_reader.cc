@@ -36,7 +36,10 @@ OnnxValueInfo ReadValueInfo(const pb::ValueInfoProto& proto, const std::string& 
       for (int i = 0; i < t.shape().dim_size(); ++i) {
         const pb::TensorShapeProto::Dimension& d = t.shape().dim(i);
         OnnxDim dim;
-        if (d.has_dim_value()) {
+        if (d.has_dim_value() && d.dim_value() == -1) {
+          // Exporters (PaddlePaddle, old tf2onnx) write -1 for a dim they do not know: an
+          // unknown dim, as if it had no value.
+        } else if (d.has_dim_value()) {
           if (d.dim_value() < 0) {
             Fail(source, std::string(what) + " '" + info.name + "': dim " + std::to_string(i) +
                              " is negative (" + std::to_string(d.dim_value()) + ")");

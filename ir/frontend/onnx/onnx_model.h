@@ -60,7 +60,8 @@ std::optional<DataType> ToKilnDType(int32_t elem_type);
 // The ONNX element type of a Kiln dtype (kOnnxUndefined when there is none).
 int32_t ToOnnxDType(DataType dtype);
 
-// One dim of a declared tensor type: a number, a named parameter, or neither (unknown).
+// One dim of a declared tensor type: a number, a named parameter, or neither (unknown; a dim
+// written as -1 reads as unknown too).
 struct OnnxDim {
   std::optional<int64_t> value;
   std::string param;

@@ -21,7 +21,9 @@ using relax::PrimExpr;
 inline constexpr int64_t kMaxKnownElements = 4096;
 
 struct SymTensor {
-  DataType dtype = DataType::Int(64);  // an integer dtype or bool
+  // An integer dtype or bool; or a float dtype whose elements are integers (a shape cast to
+  // float), which only NodeContext::KnownIntegers hands out.
+  DataType dtype = DataType::Int(64);
   std::vector<int64_t> shape;
   std::vector<PrimExpr> elems;  // row-major; each an int64 dim expression, simplified
 

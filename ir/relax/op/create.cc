@@ -62,8 +62,8 @@ StructInfo InferArange(const OpCall& call) {
   PrimExpr length =
       *step_value > 0 ? FloorDiv(end - start + DimConst(*step_value - 1), DimConst(*step_value))
                       : FloorDiv(start - end + DimConst(-*step_value - 1), DimConst(-*step_value));
-  length = SimplifyDim(length);
-  if (auto n = AsConstInt(length); n && *n < 0) length = DimConst(0);
+  // ceil((end - start) / step) elements, or none when that is negative.
+  length = SimplifyDim(Max(length, DimConst(0)));
   return TensorStructInfo({length}, dtype);
 }
 

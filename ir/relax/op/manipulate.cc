@@ -1,6 +1,6 @@
 // Shape manipulation: reshape (with -1 inferred over symbolic dims), permute_dims, flatten,
 // squeeze, expand_dims, concat, split (into a tuple), strided_slice, take, gather_elements,
-// broadcast_to, tile.
+// gather_nd, broadcast_to, tile.
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -274,25 +274,85 @@ PrimExpr SymbolicSliceLength(const PrimExpr& dim, int64_t begin, int64_t end, in
   return FloorDiv(b - e + DimConst(-stride - 1), DimConst(-stride));
 }
 
+// Whether lo <= hi provably: by the dims' analysis, or because lo is min(x, hi) or hi is
+// max(x, lo), the forms clamped slice bounds take (which the analysis leaves open).
+bool ProveDimAtMost(const PrimExpr& lo, const PrimExpr& hi) {
+  if (const auto* m = lo.as<MinNode>()) {
+    if (ProveDimEqual(m->a, hi) || ProveDimEqual(m->b, hi)) return true;
+  }
+  if (const auto* m = hi.as<MaxNode>()) {
+    if (ProveDimEqual(m->a, lo) || ProveDimEqual(m->b, lo)) return true;
+  }
+  return ProveDimEqual(SimplifyDim(Min(lo, hi)), lo);
+}
+
+// The length of range(dim)[begin:end:stride] for bounds already inside the axis (the argument
+// form of strided_slice): ceil((end - begin) / stride), or 0 when that is negative.
+PrimExpr InBoundSliceLength(const PrimExpr& begin, const PrimExpr& end, int64_t stride) {
+  PrimExpr lo = stride > 0 ? begin : end, hi = stride > 0 ? end : begin;
+  PrimExpr span = hi - lo;
+  int64_t step = stride > 0 ? stride : -stride;
+  PrimExpr length = step == 1 ? span : FloorDiv(span + DimConst(step - 1), DimConst(step));
+  // No clamp where the bounds are provably in order (min(1, n) <= n).
+  if (ProveDimAtMost(lo, hi)) return SimplifyDim(length);
+  return SimplifyDim(Max(length, DimConst(0)));
+}
+
 StructInfo InferStridedSlice(const OpCall& call) {
   const TensorStructInfoNode* x = TensorArg(call, 0);
   const std::vector<int64_t>& axes = call.attrs.GetInts("axes");
-  const std::vector<int64_t>& begin = call.attrs.GetInts("begin");
-  const std::vector<int64_t>& end = call.attrs.GetInts("end");
   std::vector<int64_t> strides =
       call.attrs.GetOptionalInts("strides").value_or(std::vector<int64_t>(axes.size(), 1));
-  if (begin.size() != axes.size() || end.size() != axes.size() || strides.size() != axes.size()) {
+  // The bounds: int attributes, or shape-valued arguments of dims already inside the axis.
+  bool by_args = call.args.size() > 1;
+  if (call.args.size() == 2)
+    Fail(call, "takes begin and end as arguments together, not begin alone");
+  std::vector<int64_t> begin, end;
+  std::optional<std::vector<PrimExpr>> begin_dims, end_dims;
+  size_t num_begin = 0, num_end = 0;
+  if (by_args) {
+    if (call.attrs.Has("begin") || call.attrs.Has("end")) {
+      Fail(call, "begin and end are given both as arguments and as attributes");
+    }
+    const ShapeStructInfoNode* b = ShapeArg(call, 1);
+    const ShapeStructInfoNode* e = ShapeArg(call, 2);
+    begin_dims = b->values;
+    end_dims = e->values;
+    num_begin = b->ndim == kUnknownNDim ? axes.size() : static_cast<size_t>(b->ndim);
+    num_end = e->ndim == kUnknownNDim ? axes.size() : static_cast<size_t>(e->ndim);
+  } else {
+    if (!call.attrs.Has("begin") || !call.attrs.Has("end")) {
+      Fail(call, "needs begin and end, as attributes or as arguments");
+    }
+    begin = call.attrs.GetInts("begin");
+    end = call.attrs.GetInts("end");
+    num_begin = begin.size();
+    num_end = end.size();
+  }
+  if (num_begin != axes.size() || num_end != axes.size() || strides.size() != axes.size()) {
+    auto text = [&](const std::vector<int64_t>& ints,
+                    const std::optional<std::vector<PrimExpr>>& dims) {
+      if (!by_args) return IntsToString(ints);
+      return dims ? DimsToString(*dims) : std::string("(?)");
+    };
     Fail(call, "axes, begin, end and strides differ in length: " + IntsToString(axes) + ", " +
-                   IntsToString(begin) + ", " + IntsToString(end) + ", " + IntsToString(strides));
+                   text(begin, begin_dims) + ", " + text(end, end_dims) + ", " +
+                   IntsToString(strides));
+  }
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (strides[i] == 0) Fail(call, "stride on axis " + std::to_string(axes[i]) + " is 0");
   }
   if (x->unknown_ndim()) return TensorStructInfo(x->dtype, kUnknownNDim);
   std::vector<int> norm = NormalizeAxes(call, axes, x->ndim);
-  if (!x->shape) return TensorStructInfo(x->dtype, x->ndim);
+  if (!x->shape || (by_args && (!begin_dims || !end_dims))) {
+    return TensorStructInfo(x->dtype, x->ndim);
+  }
   std::vector<PrimExpr> out = *x->shape;
   for (size_t i = 0; i < norm.size(); ++i) {
-    if (strides[i] == 0) Fail(call, "stride on axis " + std::to_string(axes[i]) + " is 0");
     const PrimExpr& d = out[norm[i]];
-    if (auto c = AsConstInt(d)) {
+    if (by_args) {
+      out[norm[i]] = InBoundSliceLength((*begin_dims)[i], (*end_dims)[i], strides[i]);
+    } else if (auto c = AsConstInt(d)) {
       out[norm[i]] = DimConst(SliceLength(*c, begin[i], end[i], strides[i]));
     } else {
       out[norm[i]] = SymbolicSliceLength(d, begin[i], end[i], strides[i]);
@@ -340,6 +400,48 @@ StructInfo InferGatherElements(const OpCall& call) {
     NormalizeAxis(call, call.attrs.GetInt("axis"), x->ndim);
   }
   return MakeTensor(indices->shape, indices->ndim, x->dtype);
+}
+
+// gather_nd(data, indices, batch_dims): each row of the last axis of `indices` (k entries,
+// known statically) picks a slice of `data` after its first batch_dims axes; the result is
+// indices.shape[:-1] + data.shape[batch_dims + k:].
+StructInfo InferGatherND(const OpCall& call) {
+  const TensorStructInfoNode* x = TensorArg(call, 0);
+  const TensorStructInfoNode* indices = TensorArg(call, 1);
+  RequireIndices(call, indices);
+  int64_t batch_dims = call.attrs.GetInt("batch_dims");
+  if (batch_dims < 0) Fail(call, "batch_dims " + std::to_string(batch_dims) + " is negative");
+  if (!indices->unknown_ndim() && indices->ndim < 1) Fail(call, "indices must be at least 1-D");
+  if (x->unknown_ndim() || indices->unknown_ndim()) {
+    return TensorStructInfo(x->dtype, kUnknownNDim);
+  }
+  if (batch_dims >= std::min(x->ndim, indices->ndim)) {
+    Fail(call, "batch_dims " + std::to_string(batch_dims) +
+                   " must be less than the ranks of data (" + std::to_string(x->ndim) +
+                   ") and indices (" + std::to_string(indices->ndim) + ")");
+  }
+  if (!indices->shape) return TensorStructInfo(x->dtype, kUnknownNDim);
+  std::optional<int64_t> k = AsConstInt(indices->shape->back());
+  if (!k) {
+    Fail(call,
+         "the last dim of indices " + DimsToString(*indices->shape) + " must be known statically");
+  }
+  if (*k < 1 || *k > x->ndim - batch_dims) {
+    Fail(call, "indices of length " + std::to_string(*k) + " cannot index a " +
+                   std::to_string(x->ndim) + "-D tensor after " + std::to_string(batch_dims) +
+                   " batch dims");
+  }
+  int out_ndim = indices->ndim - 1 + x->ndim - static_cast<int>(batch_dims + *k);
+  if (!x->shape) return TensorStructInfo(x->dtype, out_ndim);
+  for (int64_t d = 0; d < batch_dims; ++d) {
+    if (ProveDimNotEqual((*x->shape)[d], (*indices->shape)[d])) {
+      Fail(call, "batch dim " + std::to_string(d) + " differs: data " + DimsToString(*x->shape) +
+                     ", indices " + DimsToString(*indices->shape));
+    }
+  }
+  std::vector<PrimExpr> out(indices->shape->begin(), indices->shape->end() - 1);
+  out.insert(out.end(), x->shape->begin() + batch_dims + *k, x->shape->end());
+  return TensorStructInfo(out, x->dtype);
 }
 
 StructInfo InferBroadcastTo(const OpCall& call) {
@@ -403,12 +505,18 @@ void RegisterManipulateOps(OpRegistry& r) {
                     {{"indices_or_sections", AttrType::kIntList, std::nullopt, true, true},
                      {"axis", AttrType::kInt, AttrValue(int64_t{0})}},
                     InferSplit});
+  // strided_slice(x, axes=, begin=, end=, strides=): python slicing of each of `axes`, with
+  // negative bounds counted from the end and every bound clamped into the axis. Bounds known
+  // only as dims (a slice up to sequence_length) are given as two shape-valued arguments
+  // instead, strided_slice(x, begin, end, axes=, strides=), one dim per axis, already inside
+  // it: 0 <= begin, end <= dim for a positive stride, -1 <= end, begin <= dim - 1 for a
+  // negative one (python's bounds after its clamping). A front end computes them with min/max.
   r.Register(OpInfo{"strided_slice",
                     1,
-                    1,
+                    3,
                     {{"axes", AttrType::kIntList, std::nullopt, true},
-                     {"begin", AttrType::kIntList, std::nullopt, true},
-                     {"end", AttrType::kIntList, std::nullopt, true},
+                     {"begin", AttrType::kIntList, std::nullopt},
+                     {"end", AttrType::kIntList, std::nullopt},
                      {"strides", AttrType::kIntList, std::nullopt},
                      // Kiln clamps begin and end to the dims either way, so assuming them in
                      // bounds (TVM's assume_inbound=True) changes no in-bound result.
@@ -427,11 +535,13 @@ void RegisterManipulateOps(OpRegistry& r) {
                     2,
                     {{"axis", AttrType::kInt, AttrValue(int64_t{0})}},
                     InferGatherElements});
+  r.Register(OpInfo{
+      "gather_nd", 2, 2, {{"batch_dims", AttrType::kInt, AttrValue(int64_t{0})}}, InferGatherND});
   r.Register(OpInfo{"broadcast_to", 2, 2, {}, InferBroadcastTo});
   r.Register(
       OpInfo{"tile", 1, 1, {{"repeats", AttrType::kIntList, std::nullopt, true}}, InferTile});
   r.SetPattern({"reshape", "permute_dims", "flatten", "squeeze", "expand_dims", "concat", "split",
-                "strided_slice", "take", "gather_elements", "broadcast_to", "tile"},
+                "strided_slice", "take", "gather_elements", "gather_nd", "broadcast_to", "tile"},
                OpPattern::kInjective);
 }
 

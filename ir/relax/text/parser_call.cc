@@ -85,6 +85,18 @@ RelaxParser::Value RelaxParser::ParseOpCall(const Token& at, const std::string& 
   Args args = ParseArgs();
   size_t num_exprs = args.positional.size();
   if (info->max_args >= 0) num_exprs = std::min(num_exprs, static_cast<size_t>(info->max_args));
+  // Past the op's required arguments, a literal list or tuple of plain values starts the
+  // attributes: R.strided_slice(x, (1,), (0,), (2,)) as TVM prints it, next to the argument form
+  // R.strided_slice(x, R.shape([0]), R.shape([n]), axes=[1]).
+  for (size_t i = static_cast<size_t>(std::max(info->min_args, 0)); i < num_exprs; ++i) {
+    const Value& v = args.positional[i];
+    bool literal = v.kind == Value::kList || v.kind == Value::kTuple;
+    for (const Value& item : v.items) literal &= item.kind != Value::kExpr;
+    if (literal) {
+      num_exprs = i;
+      break;
+    }
+  }
   std::vector<Expr> exprs;
   int depth = 1;
   for (size_t i = 0; i < num_exprs; ++i) {

@@ -101,6 +101,42 @@ TEST_F(RelaxManipulateTest, StridedSlice) {
   EXPECT_EQ(slice(x, {0}, {0}, {-1}, {1}), "R.Tensor((n - 1, 10), \"float32\")");
 }
 
+TEST_F(RelaxManipulateTest, StridedSliceWithBoundsAsArguments) {
+  // Bounds known only as dims, already inside the axis: the length is end - begin over the
+  // stride, clamped at 0 unless the bounds are provably in order.
+  Var x = Tensor("x", {n, 10});
+  auto slice = [&](std::vector<PrimExpr> begin, std::vector<PrimExpr> end,
+                   std::vector<int64_t> axes, std::vector<int64_t> strides) {
+    return Info(Call("strided_slice", {x, ShapeExpr(std::move(begin)), ShapeExpr(std::move(end))},
+                     Attrs().Set("axes", std::move(axes)).Set("strides", std::move(strides))));
+  };
+  EXPECT_EQ(slice({0}, {n}, {0}, {1}), "R.Tensor((n, 10), \"float32\")");
+  EXPECT_EQ(slice({Min(PrimExpr(2), n)}, {n}, {0}, {1}),
+            "R.Tensor((n - T.min(2, n), 10), \"float32\")");
+  EXPECT_EQ(slice({0}, {Min(seq, PrimExpr(8))}, {1}, {3}),
+            "R.Tensor((n, (T.min(seq, 8) + 2) // 3), \"float32\")");
+  EXPECT_EQ(slice({n - 1}, {PrimExpr(-1)}, {0}, {-1}), "R.Tensor((n, 10), \"float32\")");
+  EXPECT_EQ(slice({PrimExpr(1)}, {m}, {0}, {1}), "R.Tensor((T.max(m - 1, 0), 10), \"float32\")");
+  // Not both forms, and begin with end.
+  EXPECT_THROW(Call("strided_slice", {x, ShapeExpr({0}), ShapeExpr({n})},
+                    Attrs().Set("axes", {0}).Set("begin", {0}).Set("end", {1})),
+               Error);
+  EXPECT_THROW(Call("strided_slice", {x, ShapeExpr({0})}, Attrs().Set("axes", {0})), Error);
+  EXPECT_THROW(Call("strided_slice", {x}, Attrs().Set("axes", {0})), Error);
+}
+
+TEST_F(RelaxManipulateTest, GatherND) {
+  Var data = Tensor("data", {b, 5, 6, 7});
+  EXPECT_EQ(Info(Call("gather_nd", {data, Tensor("i", {b, 3, 2}, "int64")},
+                      Attrs().Set("batch_dims", 1))),
+            "R.Tensor((b, 3, 7), \"float32\")");
+  EXPECT_EQ(Info(Call("gather_nd", {data, Tensor("i", {4, 4}, "int64")})),
+            "R.Tensor((4,), \"float32\")");
+  EXPECT_THROW(Call("gather_nd", {data, Tensor("i", {4, 5}, "int64")}), Error);
+  EXPECT_THROW(Call("gather_nd", {data, Tensor("i", {4, seq}, "int64")}), Error);
+  EXPECT_THROW(Call("gather_nd", {data, Tensor("i", {4, 1}, "float32")}), Error);
+}
+
 TEST_F(RelaxManipulateTest, TakeGatherBroadcastTile) {
   Var table = Tensor("table", {50257, 768});
   Var ids = Tensor("ids", {b, seq}, "int64");
@@ -162,7 +198,7 @@ TEST_F(RelaxManipulateTest, Creation) {
   EXPECT_EQ(Info(Call("arange", {PrimValue(seq)})), "R.Tensor((seq,), \"int64\")");
   EXPECT_EQ(
       Info(Call("arange", {PrimValue(PrimExpr(2)), PrimValue(seq * 2), PrimValue(PrimExpr(2))})),
-      "R.Tensor((seq - 1,), \"int64\")");
+      "R.Tensor((T.max(seq - 1, 0),), \"int64\")");  // no elements when seq is 0
   EXPECT_EQ(Info(Call("arange", {PrimValue(seq), PrimValue(PrimExpr(0)), PrimValue(PrimExpr(-1))})),
             "R.Tensor((seq,), \"int64\")");
   EXPECT_EQ(Info(Call("tril", {Tensor("mask", {seq, seq})})), "R.Tensor((seq, seq), \"float32\")");

@@ -1,6 +1,7 @@
 // Indexing ops: strided_slice (python slicing per axis: negative begins count from the end,
-// begins clamp into the dim, negative strides walk backwards), take (gather along an axis)
-// and gather_elements. Gathered indices may be negative (counted from the end, as ONNX
+// begins clamp into the dim, negative strides walk backwards; or begins given as dims already
+// inside the axis), take (gather along an axis),
+// gather_elements and gather_nd. Gathered indices may be negative (counted from the end, as ONNX
 // allows) and are clamped into range, so a bad index reads an edge element instead of
 // memory outside the tensor.
 #include <limits>
@@ -32,11 +33,22 @@ ir::Expr SliceBegin(const ir::Expr& dim, int64_t begin, int64_t stride) {
   return I64(begin);
 }
 
+// The begin dims of strided_slice's argument form (already inside their axes).
+std::vector<PrimExpr> BeginArgument(LegalizeContext& ctx) {
+  const auto* begin = ctx.call().args[1].struct_info().as<ShapeStructInfoNode>();
+  if (begin == nullptr || !begin->values) {
+    ctx.Unsupported("begin " + ctx.call().args[1].struct_info().ToString() +
+                    " is not a shape of known dims");
+  }
+  return *begin->values;
+}
+
 Expr StridedSlice(LegalizeContext& ctx) {
   Tensor x = ctx.Input(0);
   int ndim = static_cast<int>(x.ndim());
   const std::vector<int64_t>& axes = ctx.attrs().GetInts("axes");
-  const std::vector<int64_t>& begin = ctx.attrs().GetInts("begin");
+  bool by_args = ctx.num_args() > 1;
+  std::vector<PrimExpr> begin_dims = by_args ? BeginArgument(ctx) : std::vector<PrimExpr>();
   std::vector<int64_t> strides =
       ctx.attrs().GetOptionalInts("strides").value_or(std::vector<int64_t>(axes.size(), 1));
   std::vector<ir::Expr> start(ndim, I64(0));
@@ -44,7 +56,8 @@ Expr StridedSlice(LegalizeContext& ctx) {
   for (size_t k = 0; k < axes.size(); ++k) {
     int a = NormalizeAxis(ctx, axes[k], ndim);
     step[a] = strides[k];
-    start[a] = SliceBegin(x.shape()[a], begin[k], strides[k]);
+    start[a] = by_args ? ctx.Dim(begin_dims[k])
+                       : SliceBegin(x.shape()[a], ctx.attrs().GetInts("begin")[k], strides[k]);
   }
   std::vector<ir::Expr> shape = ctx.OutShape();
   Tensor out = compute::Compute(
@@ -110,9 +123,36 @@ Expr GatherElements(LegalizeContext& ctx) {
   return ctx.CallKernel("gather_elements", {out});
 }
 
+// out[b..., i..., t...] = x[b..., indices[b..., i..., 0], ..., indices[b..., i..., k-1], t...]
+// over the batch axes b, the index axes i and the trailing axes t of x.
+Expr GatherND(LegalizeContext& ctx) {
+  Tensor x = ctx.Input(0), indices = ctx.Input(1);
+  int batch = static_cast<int>(ctx.attrs().GetInt("batch_dims"));
+  int q = static_cast<int>(indices.ndim());
+  std::optional<int64_t> k = AsConstInt(indices.shape().back());
+  if (!k) ctx.Unsupported("the last dim of indices must be known statically");
+  std::vector<ir::Expr> shape = ctx.OutShape();
+  Tensor out = compute::Compute(
+      shape,
+      [&](const std::vector<ir::Var>& i) {
+        std::vector<ir::Expr> at(i.begin(), i.begin() + q - 1);
+        std::vector<ir::Expr> in(i.begin(), i.begin() + batch);
+        for (int64_t j = 0; j < *k; ++j) {
+          std::vector<ir::Expr> row = at;
+          row.push_back(I64(j));
+          in.push_back(GatherIndex(indices(row), x.shape()[batch + j]));
+        }
+        in.insert(in.end(), i.begin() + q - 1, i.end());
+        return x(in);
+      },
+      "T_gather_nd", AxisNames(shape.size()));
+  return ctx.CallKernel("gather_nd", {out});
+}
+
 }  // namespace
 
 void AddIndexRules(RuleTable& r) {
+  r["gather_nd"] = GatherND;
   r["strided_slice"] = StridedSlice;
   r["take"] = Take;
   r["gather_elements"] = GatherElements;

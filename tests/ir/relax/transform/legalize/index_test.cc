@@ -1,6 +1,7 @@
 // strided_slice (positive and negative strides, negative and out-of-range begins and ends,
 // symbolic dims), take (any axis, negative indices, int32 and int64 indices, multi-dim
-// indices) and gather_elements, against python-slicing and gather references.
+// indices), gather_elements and gather_nd, against python-slicing and gather references; and
+// strided_slice with its bounds given as dim arguments.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,6 +79,54 @@ TEST(LegalizeIndex, StridedSliceSymbolic) {
   CheckSlice({n, 4}, {7, 4}, {{0}, {1}, {2147483647}, {2}});
   CheckSlice({n, 4}, {7, 4}, {{0}, {-3}, {2147483647}, {1}});
   CheckSlice({n, 4}, {7, 4}, {{0}, {2147483647}, {-2147483647}, {-2}});
+}
+
+// The argument form: bounds as dims already inside the axis, here min(2, n) to n - 1 and
+// n - 1 down to before 0, with a shape variable (seq) that no input has as a whole dim.
+TEST(LegalizeIndex, StridedSliceWithBoundsAsArguments) {
+  PrimVar n = SymbolicDim("n"), seq = SymbolicDim("seq");
+  IRModule m = OpModule({TensorParam("x", {n, 6}), TensorParam("ids", {seq}, DataType::Int(64))},
+                        [&](const std::vector<Var>& p) {
+                          return Call("strided_slice",
+                                      {p[0], ShapeExpr({Min(PrimExpr(2), n), n - 1}),
+                                       ShapeExpr({n - 1, Min(seq, PrimExpr(6)) - 1 - 1})},
+                                      Attrs().Set("axes", {0, 1}).Set("strides", {1, -1}));
+                        });
+  IRModule legal = LegalizeChecked(m);
+  for (int64_t rows : {1, 5}) {
+    SCOPED_TRACE("n = " + std::to_string(rows));
+    HostTensor x = Random(kF32, {rows, 6}, 17);
+    HostTensor ids(DataType::Int(64), {3});
+    Value out = RunMain(legal, {x, ids});
+    // Rows min(2, n) .. n - 2, columns n - 1 down to past min(3, 6) - 2 = 1.
+    std::vector<int64_t> r, c;
+    for (int64_t i = std::min<int64_t>(2, rows); i < rows - 1; ++i) r.push_back(i);
+    for (int64_t j = rows - 1; j > 1; --j) c.push_back(j);
+    Shape out_shape = {static_cast<int64_t>(r.size()), static_cast<int64_t>(c.size())};
+    HostTensor expected(kF32, out_shape);
+    ForEachIndex(out_shape, [&](const Index& o) { SetAt(expected, o, At(x, {r[o[0]], c[o[1]]})); });
+    ExpectClose(expected, out.tensor());
+  }
+}
+
+TEST(LegalizeIndex, GatherND) {
+  PrimVar b = SymbolicDim("b");
+  IRModule m =
+      OpModule({TensorParam("x", {b, 4, 3, 2}), TensorParam("i", {b, 5, 2}, DataType::Int(64))},
+               [&](const std::vector<Var>& p) {
+                 return Call("gather_nd", {p[0], p[1]}, Attrs().Set("batch_dims", 1));
+               });
+  IRModule legal = LegalizeChecked(m);
+  HostTensor x = Random(kF32, {2, 4, 3, 2}, 5);
+  // Row entries in [-3, 2]: negative ones count from the end of their axis.
+  HostTensor idx = Random(DataType::Int(64), {2, 5, 2}, 6, -3, 2);
+  Value out = RunMain(legal, {x, idx});
+  HostTensor expected(kF32, {2, 5, 2});
+  ForEachIndex({2, 5, 2}, [&](const Index& o) {
+    int64_t i0 = At(idx, {o[0], o[1], 0}), i1 = At(idx, {o[0], o[1], 1});
+    SetAt(expected, o, At(x, {o[0], i0 < 0 ? i0 + 4 : i0, i1 < 0 ? i1 + 3 : i1, o[2]}));
+  });
+  ExpectClose(expected, out.tensor());
 }
 
 TEST(LegalizeIndex, Take) {
