@@ -27,11 +27,11 @@ std::string Identifier(const std::string& name, const std::string& fallback) {
   return id;
 }
 
-// The size a graph input declares for a dim, when it declares one. Exporters write 0 (as well
-// as -1, which the reader already drops) for a dim they do not know, so 0 is read as unknown:
-// an input that really is empty along it still runs, as a symbolic dim that is 0 at run time.
+// The size a graph input declares for a dim, when it declares one. Exporters write -1 for a
+// dim they do not know, which the reader already drops; 0 is a size (an empty axis, as ONNX's
+// empty-set reduction cases declare it), not an unknown.
 std::optional<int64_t> DeclaredSize(const OnnxDim& d) {
-  if (d.value && *d.value > 0) return d.value;
+  if (d.value && *d.value >= 0) return d.value;
   return std::nullopt;
 }
 
@@ -175,7 +175,7 @@ relax::StructInfo GraphImporter::ParamInfo(const OnnxValueInfo& input) {
       }
       dims.push_back(it->second);
     } else {
-      // An unnamed unknown dim (none, -1, 0 or a dim_param such as "?"): a fresh variable,
+      // An unnamed unknown dim (none, -1 or a dim_param such as "?"): a fresh variable,
       // not shared with any other, which ImportOptions::dim_values binds by the name it gets.
       std::string name = Identifier(input.name, "x") + "_dim" + std::to_string(i);
       dims.push_back(NewDim(name, name));

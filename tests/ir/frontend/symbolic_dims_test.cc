@@ -54,9 +54,9 @@ std::string ParamInfo(const relax::IRModule& m, size_t i) {
 // ---- Graph input dims ------------------------------------------------------------------------
 
 TEST(OnnxSymbolicDims, UnknownInputDimsBecomeNamedShapeVariables) {
-  // -1 and "?" (PaddlePaddle), 0 (other exporters) and a dim with neither value nor name.
+  // -1 and "?" (PaddlePaddle) and a dim with neither value nor name; 0 is an empty axis.
   ModelBuilder b;
-  b.Input("x", {-1, 1, int64_t{0}, "?"});
+  b.Input("x", {-1, 1, "?", int64_t{0}});
   // ModelBuilder reads "?" as a missing dim; PaddlePaddle writes it as a dim_param.
   b.model.mutable_graph()
       ->mutable_input(0)
@@ -68,19 +68,19 @@ TEST(OnnxSymbolicDims, UnknownInputDimsBecomeNamedShapeVariables) {
   b.Node("Relu", {"x"}, {"y"});
   b.Output("y");
   relax::IRModule m = b.Import();
-  EXPECT_EQ(ParamInfo(m, 0), "R.Tensor((x_dim0, x_dim1, x_dim2, x_dim3), \"float32\")");
-  EXPECT_EQ(ReturnInfo(m), "R.Tensor((x_dim0, x_dim1, x_dim2, x_dim3), \"float32\")");
+  EXPECT_EQ(ParamInfo(m, 0), "R.Tensor((x_dim0, x_dim1, x_dim2, 0), \"float32\")");
+  EXPECT_EQ(ReturnInfo(m), "R.Tensor((x_dim0, x_dim1, x_dim2, 0), \"float32\")");
 
   // Each is bound by the name it gets, -1 included.
   ImportOptions options;
   options.dim_values["x_dim0"] = 2;
-  options.dim_values["x_dim3"] = 5;
-  EXPECT_EQ(ReturnInfo(b.Import(options)), "R.Tensor((2, x_dim1, x_dim2, 5), \"float32\")");
-  options.dim_values["x_dim2"] = -4;
+  options.dim_values["x_dim2"] = 5;
+  EXPECT_EQ(ReturnInfo(b.Import(options)), "R.Tensor((2, x_dim1, 5, 0), \"float32\")");
+  options.dim_values["x_dim1"] = -4;
   OnnxImportResult bad = b.TryImport(options);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.ToError().what(), std::string());
-  EXPECT_NE(std::string(bad.ToError().what()).find("dim 'x_dim2' is bound to -4"),
+  EXPECT_NE(std::string(bad.ToError().what()).find("dim 'x_dim1' is bound to -4"),
             std::string::npos)
       << bad.ToError().what();
 }
