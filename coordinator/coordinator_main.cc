@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   std::string keys;
   std::string metrics;
   double heartbeat_timeout_s = 10;
-  int trials_per_round = 16;
+  int trials_per_round = 0;
   std::string strategy = "evolutionary";
   int population = 512;
   std::string cost_model = "xgb";
@@ -51,7 +51,9 @@ int main(int argc, char** argv) {
                  "serve Prometheus metrics over HTTP here (tcp://127.0.0.1:9100)");
   app.add_option("--heartbeat-timeout", heartbeat_timeout_s,
                  "seconds of silence after which a worker is lost (default 10)");
-  app.add_option("--trials-per-round", trials_per_round, "candidates per search round");
+  app.add_option("--trials-per-round", trials_per_round,
+                 "candidates per search round (default 0: chosen from each job's budget, so that "
+                 "every task gets a round)");
   app.add_option("--strategy", strategy, "search strategy: evolutionary (default) or random");
   app.add_option("--population", population, "the evolutionary search's population (512)");
   app.add_option("--cost-model", cost_model,
@@ -104,8 +106,8 @@ int main(int argc, char** argv) {
     dispatch.heartbeat_interval_ms = static_cast<uint32_t>(heartbeat_timeout_s * 1000 / 4);
     kiln::coordinator::Dispatcher dispatcher(dispatch);
     kiln::coordinator::JobServiceOptions job_options;
-    KILN_CHECK(trials_per_round > 0 && population > 0, kiln::ErrorKind::kParse,
-               "--trials-per-round and --population must be positive");
+    KILN_CHECK(trials_per_round >= 0 && population > 0, kiln::ErrorKind::kParse,
+               "--trials-per-round must not be negative and --population must be positive");
     job_options.tuner.trials_per_round = trials_per_round;
     job_options.tuner.strategy = strategy;
     job_options.tuner.evolutionary.population_size = population;

@@ -67,11 +67,23 @@ JobOptions ParseJobOptions(const json& j) {
       o.min_repeat_ms = value.get<double>();
     } else if (key == "num_threads") {
       o.num_threads = static_cast<uint32_t>(Integer(value, key, 0, 4096));
+    } else if (key == "dims") {
+      if (!value.is_object()) Bad(key, "an object of dim name to value", value);
+      for (const auto& [dim, v] : value.items()) {
+        if (dim.empty()) Bad(key, "an object with non-empty dim names", value);
+        o.dims[dim] = Integer(v, "dims." + dim, 1, int64_t{1} << 40);
+      }
+    } else if (key == "default_dim") {
+      o.default_dim = Integer(value, key, 1, int64_t{1} << 40);
+    } else if (key == "buckets") {
+      o.buckets = ir::model::BucketSpecFromJson(value, "submit options: buckets");
     } else {
-      throw Error(ErrorKind::kParse,
-                  "submit options: unknown option '" + key +
-                      "' (known: strategy, seed, population, trials_per_round, trials_per_task, "
-                      "task_scheduler, cost_model, measure_untuned, min_repeat_ms, num_threads)");
+      throw Error(
+          ErrorKind::kParse,
+          "submit options: unknown option '" + key +
+              "' (known: strategy, seed, population, trials_per_round, trials_per_task, "
+              "task_scheduler, cost_model, measure_untuned, min_repeat_ms, num_threads, dims, "
+              "default_dim, buckets)");
     }
   }
   return o;
@@ -89,7 +101,18 @@ json JobOptionsToJson(const JobOptions& o) {
   if (o.measure_untuned) j["measure_untuned"] = *o.measure_untuned;
   if (o.min_repeat_ms) j["min_repeat_ms"] = *o.min_repeat_ms;
   if (o.num_threads) j["num_threads"] = *o.num_threads;
+  if (!o.dims.empty()) j["dims"] = o.dims;
+  if (o.default_dim) j["default_dim"] = *o.default_dim;
+  if (!o.buckets.empty()) j["buckets"] = ir::model::BucketSpecToJson(o.buckets);
   return j;
+}
+
+ir::model::ModelTaskOptions ModelTaskOptionsOf(const JobOptions& o) {
+  ir::model::ModelTaskOptions out;
+  out.dims = o.dims;
+  if (o.default_dim) out.default_dim = *o.default_dim;
+  out.buckets = o.buckets;
+  return out;
 }
 
 void ApplyJobOptions(const JobOptions& o, search::TunerOptions& tuner,

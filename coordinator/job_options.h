@@ -4,7 +4,11 @@
 // optional: an absent one keeps the coordinator's default.
 //   {"strategy": "evolutionary", "seed": 7, "population": 256, "trials_per_round": 32,
 //    "trials_per_task": 0, "task_scheduler": "gradient", "cost_model": "xgb",
-//    "measure_untuned": true, "min_repeat_ms": 50, "num_threads": 2}
+//    "measure_untuned": true, "min_repeat_ms": 50, "num_threads": 2,
+//    "dims": {"batch": 1}, "default_dim": 128,
+//    "buckets": [{"name": "seq", "values": [16, 32], "weights": {"32": 2}}]}
+// The last three specialise an ONNX model with symbolic dims as `tune run` does
+// (ir/model/model_tasks.h): bound dims, the value of the dims left, and shape buckets.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "ir/model/model_tasks.h"
 #include "schemas/messages.h"
 #include "search/tuner.h"
 
@@ -28,7 +33,13 @@ struct JobOptions {
   std::optional<bool> measure_untuned;        // time each workload as written
   std::optional<double> min_repeat_ms;        // timing: a repeat lasts at least this long
   std::optional<uint32_t> num_threads;        // threads of a parallel kernel; 0: every core
+  std::map<std::string, int64_t> dims;        // symbolic dims bound in every bucket
+  std::optional<int64_t> default_dim;         // the dims neither bound nor bucketed
+  ir::model::BucketSpec buckets;
 };
+
+// How a submitted model is specialised: the options' dims, default_dim and buckets.
+ir::model::ModelTaskOptions ModelTaskOptionsOf(const JobOptions& options);
 
 // kiln::Error(kParse) naming the field and what it expected for an unknown field or a bad
 // value; `json` must be an object.

@@ -9,10 +9,6 @@
 #include "cost_model/random_cost_model.h"
 #include "cost_model/xgb_cost_model.h"
 #include "ir/analysis/flop_count.h"
-#include "ir/frontend/onnx/import.h"
-#include "ir/relax/text/parser.h"
-#include "ir/relax/transform/extract_tasks.h"
-#include "ir/relax/transform/pipeline.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
@@ -24,14 +20,30 @@
 namespace kiln::coordinator {
 namespace {
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+// Why a task found no correct candidate: the search's reason, else its first failed measurement.
+std::string TaskFailure(const search::TaskReport& t) {
+  if (!t.failure.empty()) return t.failure;
+  if (!t.first_error.empty()) {
+    return std::to_string(t.trials) + " candidates failed, the first with " + t.first_error;
+  }
+  return t.trials == 0 ? "no candidate was measured" : "no candidate measured correctly";
 }
 
-ir::relax::IRModule ReadModel(const std::string& name, const std::string& bytes) {
-  if (EndsWith(name, ".onnx")) return ir::frontend::onnx::ImportOnnxBytes(bytes, name);
-  return ir::relax::ParseModule(bytes, name);
+// The job's error when no task has a correct candidate (this run's or a stored one), naming the
+// first three tasks and why; empty when some task has one.
+std::string AllTasksFailed(const search::TuneReport& report,
+                           const std::vector<database::JobTask>& stored) {
+  for (size_t i = 0; i < report.tasks.size(); ++i) {
+    if (report.tasks[i].best_seconds > 0) return "";
+    if (i < stored.size() && stored[i].best_seconds) return "";
+  }
+  if (report.tasks.empty()) return "";
+  std::string out = "every task failed";
+  for (size_t i = 0; i < report.tasks.size() && i < 3; ++i) {
+    out += (i == 0 ? ": " : "; ") + report.tasks[i].name + ": " + TaskFailure(report.tasks[i]);
+  }
+  if (report.tasks.size() > 3) out += "; and " + std::to_string(report.tasks.size() - 3) + " more";
+  return out;
 }
 
 }  // namespace
@@ -71,8 +83,18 @@ void JobService::SetEventSink(EventSink sink) {
 int64_t JobService::SubmitJob(const schemas::SubmitMsg& submit) {
   nlohmann::json options = nlohmann::json::parse(submit.options, nullptr, false);
   KILN_CHECK(options.is_object(), ErrorKind::kParse, "submit: options are not a JSON object");
-  ir::relax::IRModule module = ReadModel(submit.model, submit.model_bytes);
-  ir::relax::IRModule prepared = ir::relax::transform::PrepareModuleForTuning(module);
+  // The model is specialised as `tune run` does: its symbolic dims bound (dims, default_dim)
+  // and one specialisation per shape bucket, a task shared by buckets tuned once.
+  JobOptions job_options = ParseJobOptions(options);
+  ir::model::ModelTasks tasks = ir::model::ExtractModelTasks(submit.model, submit.model_bytes,
+                                                             ModelTaskOptionsOf(job_options));
+  if (!tasks.defaulted.empty()) {
+    // Stored with the job, so that what was tuned is on record.
+    for (const auto& [dim, value] : tasks.defaulted) options["dims"][dim] = value;
+    LogEvent(spdlog::level::info,
+             "submit " + submit.model + ": symbolic dims bound to " + tasks.DefaultedText(),
+             {{"model", submit.model}, {"defaulted", tasks.defaulted}});
+  }
   JobSpec spec;
   spec.model = submit.model;
   spec.model_text = submit.model_bytes;
@@ -80,8 +102,8 @@ int64_t JobService::SubmitJob(const schemas::SubmitMsg& submit) {
   spec.device = submit.device;
   spec.trials = static_cast<int64_t>(std::min<uint64_t>(submit.trials, 1ull << 62));
   spec.options = std::move(options);
-  for (auto& task : ir::relax::transform::ExtractTasks(prepared)) {
-    spec.tasks.push_back({task.name, task.func, task.weight});
+  for (size_t i = 0; i < tasks.tasks.size(); ++i) {
+    spec.tasks.push_back({tasks.TaskLabel(i), tasks.tasks[i].func, tasks.tasks[i].weight});
   }
   return SubmitJob(spec);
 }
@@ -320,6 +342,9 @@ void JobService::RunJob(int64_t job_id) {
               {"population", tuner.evolutionary.population_size},
               {"trials_left", left}});
 
+    // A model tuned over shape buckets: the tasks of one operator in several buckets are a
+    // family ("matmul (seq=16)", "matmul (seq=32)") whose searches share their best traces.
+    bool bucketed = nlohmann::json::parse(job.options_json).contains("buckets");
     std::vector<search::TuneTask> tasks;
     std::map<std::string, size_t> task_of_hash;
     std::vector<int64_t> trials_before(job.tasks.size(), 0);
@@ -341,7 +366,8 @@ void JobService::RunJob(int64_t job_id) {
       search::TuneTask task;
       task.name = t.name;
       task.workload = ir::ParsePrimFunc(w->tvmscript, "workload " + t.workload_hash);
-      task.weight = static_cast<double>(t.weight);
+      task.weight = t.weight;
+      if (bucketed) task.family = t.name.substr(0, t.name.find(" ("));
       try {
         task.flop = ir::EstimateFlops(task.workload, {});
       } catch (const Error&) {
@@ -366,6 +392,21 @@ void JobService::RunJob(int64_t job_id) {
       for (const database::TuningRecord& r :
            db_.TopK(t.workload_hash, job.target, seed_device, top_k)) {
         add_seed(task_of_hash.at(t.workload_hash), r);
+      }
+    }
+    // And the best stored trace of each of its family's other shapes, carried over.
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      if (tasks[i].family.empty()) continue;
+      for (size_t j = 0; j < tasks.size(); ++j) {
+        if (j == i || tasks[j].family != tasks[i].family) continue;
+        for (const database::TuningRecord& r :
+             db_.TopK(job.tasks[j].workload_hash, job.target, seed_device, 1)) {
+          try {
+            tasks[i].hints.push_back(search::Trace::FromJSON(nlohmann::json::parse(r.trace_json)));
+          } catch (const std::exception&) {
+            // Not a trace this build reads: no hint.
+          }
+        }
       }
     }
     dispatcher_.Configure(settings, job.device);
@@ -458,9 +499,16 @@ void JobService::RunJob(int64_t job_id) {
       if (observer) observer(job_id, report);
       if (!report.finished) Publish(job_id, false);
     };
-    run.Run(on_report);
+    search::TuneReport report = run.Run(on_report);
     Finish();
     save_model();
+    if (std::string failed = AllTasksFailed(report, job.tasks); !failed.empty()) {
+      LogEvent(spdlog::level::err, "job " + std::to_string(job_id) + " failed: " + failed,
+               {{"job", job_id}});
+      db_.SetJobState(job_id, database::JobState::kFailed, failed);
+      Publish(job_id, true);
+      return;
+    }
     db_.SetJobState(job_id, database::JobState::kDone);
     LogEvent(spdlog::level::info, "job " + std::to_string(job_id) + " done", {{"job", job_id}});
     Publish(job_id, true);

@@ -43,7 +43,7 @@ struct JobSpec {
   struct Task {
     std::string name;
     ir::PrimFunc func;
-    int64_t weight = 1;
+    double weight = 1;  // calls per model run (times the bucket's weight)
   };
   std::string model;       // a path or a name
   std::string model_text;  // kept with the job

@@ -47,7 +47,7 @@ struct JobTask {
   int index = 0;
   std::string name;
   std::string workload_hash;
-  int64_t weight = 1;
+  double weight = 1;         // calls per (weighted) model run
   int64_t trials_total = 0;  // the task's budget
   int64_t trials_done = 0;
   std::optional<double> best_seconds;

@@ -427,8 +427,8 @@ std::vector<JobTask> SqliteDatabase::LoadTasks(int64_t job_id) {
   s.Bind(1, job_id);
   std::vector<JobTask> out;
   while (s.Step()) {
-    out.push_back({static_cast<int>(s.Int(0)), s.Text(1), s.Text(2), s.Int(3), s.Int(4), s.Int(5),
-                   s.OptionalDouble(6)});
+    out.push_back({static_cast<int>(s.Int(0)), s.Text(1), s.Text(2), s.Double(3), s.Int(4),
+                   s.Int(5), s.OptionalDouble(6)});
   }
   return out;
 }

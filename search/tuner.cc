@@ -14,6 +14,23 @@
 #include "support/logging.h"
 
 namespace kiln::search {
+namespace {
+
+// "the design space gave no valid candidate (draws rejected: verify-gpu-code 512, replay 3)".
+std::string NoCandidateReason(const SearchStats& stats) {
+  std::vector<std::pair<std::string, int64_t>> counts(stats.rejected.begin(), stats.rejected.end());
+  std::sort(counts.begin(), counts.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out = "the design space gave no valid candidate";
+  if (counts.empty()) return out;
+  out += " (draws rejected:";
+  for (size_t i = 0; i < counts.size() && i < 4; ++i) {
+    out += (i == 0 ? " " : ", ") + counts[i].first + " " + std::to_string(counts[i].second);
+  }
+  return out + ")";
+}
+
+}  // namespace
 
 std::unique_ptr<SearchStrategy> CreateSearchStrategy(const std::string& name,
                                                      const TuneContext& context, DesignSpace space,
@@ -77,6 +94,9 @@ struct Tuner::State {
   // options.round_tail_fraction of it is outstanding, and ends it when nothing is.
   void Advance(int64_t round_id);
   void Stop(size_t task, const std::string& why);
+  // Hands `task`'s search the best traces of its family found since it was last handed them.
+  void ShareFamilyBest(size_t task);
+  std::vector<std::map<size_t, double>> shared;  // per task: family member -> best handed
   void Refresh(double wall);
 };
 
@@ -147,6 +167,27 @@ void Tuner::State::Setup() {
       strategies.push_back(nullptr);
       Stop(i, std::string("no design space: ") + e.what());
     }
+    if (strategies.back() && !task.hints.empty()) strategies.back()->AddHints(task.hints);
+  }
+  shared.resize(tasks.size());
+}
+
+void Tuner::State::ShareFamilyBest(size_t task) {
+  if (tasks[task].family.empty() || !strategies[task]) return;
+  std::vector<Trace> best;
+  for (size_t j = 0; j < tasks.size(); ++j) {
+    const TaskReport& other = report.tasks[j];
+    if (j == task || tasks[j].family != tasks[task].family || !other.best_trace) continue;
+    auto [it, fresh] = shared[task].try_emplace(j, other.best_seconds);
+    if (!fresh && it->second == other.best_seconds) continue;
+    it->second = other.best_seconds;
+    best.push_back(*other.best_trace);
+  }
+  if (best.empty()) return;
+  try {
+    strategies[task]->AddHints(best);
+  } catch (const Error& e) {
+    KILN_LOG_WARN("task {}: its family's traces were not usable: {}", tasks[task].name, e.what());
   }
 }
 
@@ -187,6 +228,7 @@ bool Tuner::State::SubmitRound() {
       continue;
     }
     std::vector<SearchCandidate> candidates;
+    ShareFamilyBest(task);
     try {
       candidates = strategies[task]->Generate(static_cast<int>(n));
     } catch (const Error& e) {
@@ -195,7 +237,7 @@ bool Tuner::State::SubmitRound() {
     }
     if (candidates.empty()) {
       // A space with no more distinct candidates is done, not failed, once it gave some.
-      Stop(task, progress[task].trials == 0 ? "the design space gave no valid candidate" : "");
+      Stop(task, progress[task].trials == 0 ? NoCandidateReason(strategies[task]->Stats()) : "");
       continue;
     }
     int64_t round_id = next_round++;
@@ -257,6 +299,7 @@ void Tuner::State::Receive(const std::vector<MeasureResponse>& responses) {
     if (machinery) {
       ++task.errors["machinery"];
       ++report.errors["machinery"];
+      if (task.first_error.empty()) task.first_error = "machinery: " + response.machinery_error;
     } else if (!ok) {
       std::string kind(runtime::MeasureErrorKindName(result.error_kind));
       if (result.ok()) kind = "unchecked";
@@ -268,6 +311,9 @@ void Tuner::State::Receive(const std::vector<MeasureResponse>& responses) {
       }
       ++task.errors[kind];
       ++report.errors[kind];
+      if (task.first_error.empty() && kind != "abandoned") {
+        task.first_error = kind + (result.message.empty() ? "" : ": " + result.message);
+      }
     } else {
       round.seconds[flight.index] = result.median_seconds;
       if (task.best_seconds <= 0 || result.median_seconds < task.best_seconds) {

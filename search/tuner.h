@@ -33,6 +33,11 @@ struct TuneTask {
   double flop = 0;                           // per call, for GFLOP/s
   std::map<std::string, int64_t> dims = {};  // values of symbolic dims, if any
   std::vector<MeasuredTrace> seeds = {};     // measured traces from earlier jobs
+  // Tasks of one family are one operator at several shapes (a model's shape buckets): each
+  // task's search is handed the best traces its family finds (trace_transfer.h), and `hints`,
+  // best traces of the family stored by earlier jobs, from the start. Empty: no family.
+  std::string family = {};
+  std::vector<Trace> hints = {};
 };
 
 struct TunerOptions {
@@ -83,6 +88,9 @@ struct TaskReport {
   // Measurement outcomes other than ok, by kind: the result kinds, "unchecked", "machinery",
   // and "abandoned" (a timeout of the early cutoff, runtime/timing.h: far slower than the best).
   std::map<std::string, int64_t> errors;
+  // The first failed measurement's kind and message ("compile: ..."), so that a task with no
+  // correct candidate says why.
+  std::string first_error;
   // (trials measured, best seconds) each time the best improved.
   std::vector<std::pair<int64_t, double>> curve;
   SearchStats search;

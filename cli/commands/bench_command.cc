@@ -1,10 +1,11 @@
 // `tune bench MODEL.kiln [--threads N] [--repeat R] [--json]`: times a compiled model on
-// random inputs with the one timing definition (runtime/timing.h: warm-up, runs per repeat
-// grown to --min-repeat-ms, the median over repeats) and reports the memory its plan needs:
-// the arena of intermediates after reuse (against the live-bytes lower bound and against no
-// reuse), outputs and weights. Symbolic dims take --dim values, else --default-dim.
-// The graph that runs (a model with shape buckets has one per bucket beside the fallback) is
-// named: "graph: bucket seq_len=32 (exact)", "(padded from batch=5)", or "fallback".
+// random inputs (or on .npy files, --input NAME=FILE.npy, as `tune infer` takes them) with the one
+// timing definition (runtime/timing.h: warm-up, runs per repeat grown to --min-repeat-ms, the
+// median over repeats) and reports the memory its plan needs: the arena of intermediates after
+// reuse (against the live-bytes lower bound and against no reuse), outputs and weights. Symbolic
+// dims take --dim values, else --default-dim. The graph that runs (a model with shape buckets has
+// one per bucket beside the fallback) is named: "graph: bucket seq_len=32 (exact)", "(padded from
+// batch=5)", or "fallback", with what choosing it costs a call (`dispatch_s`).
 // --profile adds where the time goes: per node of that graph (each kernel or library call, and
 // each view at no cost) its kind, task, median microseconds over --repeat runs timed one step
 // at a time, and its share of their sum; in --json, a "profile" array.
@@ -36,6 +37,7 @@ struct BenchOptions {
   std::vector<std::string> dims;
   int64_t default_dim = 128;
   uint64_t seed = 1;
+  std::vector<std::string> inputs;  // NAME=FILE.npy: these instead of random inputs
   bool profile = false;
   bool json = false;
 };
@@ -100,9 +102,18 @@ int Run(const BenchOptions& o) {
   std::unique_ptr<runtime::model::Executor> executor;
   std::vector<std::vector<int64_t>> shapes;
   std::vector<std::string> defaulted;
+  std::vector<ir::HostTensor> inputs;
   try {
     executor = LoadModelArtifact(o.model, o.threads);
-    shapes = InputShapes(*executor, ParseDims(o.dims), o.default_dim, &defaulted);
+    if (!o.inputs.empty()) {
+      KILN_CHECK(o.dims.empty(), ErrorKind::kParse,
+                 "--dim and --input: the input files give the shapes");
+      inputs = ReadInputFiles(*executor, o.inputs);
+      for (const ir::HostTensor& t : inputs) shapes.push_back(t.shape());
+      executor->Choose(shapes);  // inputs that do not fit the model are refused here
+    } else {
+      shapes = InputShapes(*executor, ParseDims(o.dims), o.default_dim, &defaulted);
+    }
   } catch (const Error& e) {
     std::cerr << "tune: " << ErrorKindName(e.kind()) << ": " << e.what() << "\n";
     return 2;
@@ -112,9 +123,8 @@ int Run(const BenchOptions& o) {
     for (const std::string& d : defaulted) names += (names.empty() ? "" : ", ") + d;
     std::cerr << "tune bench: " << names << " = " << o.default_dim << " (choose with --dim)\n";
   }
-  std::vector<ir::HostTensor> inputs;
   std::vector<runtime::model::InputInfo> infos = executor->inputs();
-  for (size_t i = 0; i < infos.size(); ++i) {
+  for (size_t i = inputs.size(); i < infos.size(); ++i) {
     inputs.push_back(ir::HostTensor::Random(infos[i].dtype, shapes[i], o.seed + i));
   }
   runtime::model::PlanStats plan = executor->Plan(shapes);
@@ -126,6 +136,20 @@ int Run(const BenchOptions& o) {
   runtime::TimingResult result = runtime::TimeFunction([&] { executor->Run(inputs); }, timing);
   double best = result.seconds_per_run.empty() ? 0 : result.seconds_per_run[0];
   for (double s : result.seconds_per_run) best = std::min(best, s);
+
+  // What choosing the graph costs a call (the input shapes read, the choice looked up), over
+  // enough calls to be above the clock's resolution.
+  runtime::TimingConfig dispatch_timing;
+  dispatch_timing.repeat = 5;
+  dispatch_timing.min_repeat_ms = 10;
+  runtime::TimingResult dispatch = runtime::TimeFunction(
+      [&] {
+        std::vector<std::vector<int64_t>> called;
+        called.reserve(inputs.size());
+        for (const ir::HostTensor& t : inputs) called.push_back(t.shape());
+        executor->Choose(called);
+      },
+      dispatch_timing);
 
   const runtime::model::Manifest& m = executor->artifact().manifest;
   const runtime::model::GraphChoice& choice = executor->Choose(shapes);
@@ -144,7 +168,8 @@ int Run(const BenchOptions& o) {
     shape_text += (i ? ", " : "") + infos[i].name + ShapeText(shapes[i]);
   }
   std::cout << o.model << ": " << shape_text << ", " << executor->threads() << " threads\n"
-            << "graph: " << choice.Describe(m) << "\n"
+            << "graph: " << choice.Describe(m)
+            << " (choosing it: " << Fixed(dispatch.median_seconds * 1e9, 0) << " ns a call)\n"
             << "latency: median " << Fixed(result.median_seconds * 1e3, 4) << " ms, best "
             << Fixed(best * 1e3, 4) << " ms over " << o.repeat << " repeats of " << result.number
             << " runs\n"
@@ -185,6 +210,7 @@ int Run(const BenchOptions& o) {
                 {"input_shapes", input_shapes},
                 {"median_s", result.median_seconds},
                 {"best_s", best},
+                {"dispatch_s", dispatch.median_seconds},
                 {"repeats_s", result.seconds_per_run},
                 {"runs_per_repeat", result.number},
                 {"peak_bytes", plan.peak_bytes()},
@@ -225,6 +251,8 @@ Command RegisterBenchCommand(CLI::App& parent) {
   app->add_option("--default-dim", o->default_dim, "value of the symbolic dims not given")
       ->check(CLI::PositiveNumber);
   app->add_option("--seed", o->seed, "seed of the random inputs");
+  app->add_option("--input", o->inputs,
+                  "time on these inputs instead of random ones, NAME=FILE.npy (one per input)");
   app->add_flag("--profile", o->profile,
                 "time each node of the graph (kernel, library call, view) over --repeat runs");
   app->add_flag("--json", o->json, "print one JSON object on the last line");

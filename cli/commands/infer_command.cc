@@ -34,30 +34,7 @@ int Run(const InferOptions& o) {
   std::vector<ir::HostTensor> inputs;
   try {
     executor = LoadModelArtifact(o.model, o.threads);
-    std::vector<runtime::model::InputInfo> infos = executor->inputs();
-    std::map<std::string, std::string> files;
-    for (const std::string& option : o.inputs) {
-      size_t eq = option.find('=');
-      KILN_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < option.size(), ErrorKind::kParse,
-                 "--input " + option + ": NAME=FILE.npy expected");
-      std::string name = option.substr(0, eq);
-      bool known = false;
-      for (const auto& info : infos) known = known || info.name == name;
-      std::string names;
-      for (const auto& info : infos) names += (names.empty() ? "" : ", ") + info.name;
-      KILN_CHECK(known, ErrorKind::kParse,
-                 "--input " + option + ": the model has no input " + name +
-                     " (its inputs: " + names + ")");
-      KILN_CHECK(files.emplace(name, option.substr(eq + 1)).second, ErrorKind::kParse,
-                 "--input " + name + " given twice");
-    }
-    for (const auto& info : infos) {
-      auto it = files.find(info.name);
-      KILN_CHECK(
-          it != files.end(), ErrorKind::kParse,
-          "no --input for the model's input " + info.name + " (" + info.dtype.ToString() + ")");
-      inputs.push_back(runtime::model::ReadNpy(it->second));
-    }
+    inputs = ReadInputFiles(*executor, o.inputs);
     std::error_code ec;
     std::filesystem::create_directories(o.output, ec);
     KILN_CHECK(!ec, ErrorKind::kIO, "--output " + o.output + ": " + ec.message());

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "runtime/measurer.h"
+#include "runtime/model/npy.h"
 #include "support/error.h"
 #include "worker/device_key.h"
 
@@ -45,6 +46,36 @@ std::vector<std::vector<int64_t>> InputShapes(const runtime::model::Executor& ex
     shapes.push_back(shape);
   }
   return shapes;
+}
+
+std::vector<ir::HostTensor> ReadInputFiles(const runtime::model::Executor& executor,
+                                           const std::vector<std::string>& options) {
+  std::vector<runtime::model::InputInfo> infos = executor.inputs();
+  std::string names;
+  for (const auto& info : infos) names += (names.empty() ? "" : ", ") + info.name;
+  std::map<std::string, std::string> files;
+  for (const std::string& option : options) {
+    size_t eq = option.find('=');
+    KILN_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < option.size(), ErrorKind::kParse,
+               "--input " + option + ": NAME=FILE.npy expected");
+    std::string name = option.substr(0, eq);
+    bool known = false;
+    for (const auto& info : infos) known = known || info.name == name;
+    KILN_CHECK(
+        known, ErrorKind::kParse,
+        "--input " + option + ": the model has no input " + name + " (its inputs: " + names + ")");
+    KILN_CHECK(files.emplace(name, option.substr(eq + 1)).second, ErrorKind::kParse,
+               "--input " + name + " given twice");
+  }
+  std::vector<ir::HostTensor> inputs;
+  for (const auto& info : infos) {
+    auto it = files.find(info.name);
+    KILN_CHECK(
+        it != files.end(), ErrorKind::kParse,
+        "no --input for the model's input " + info.name + " (" + info.dtype.ToString() + ")");
+    inputs.push_back(runtime::model::ReadNpy(it->second));
+  }
+  return inputs;
 }
 
 }  // namespace kiln::cli

@@ -1,6 +1,6 @@
 // What `tune bench` and `tune infer` share: loading a model artifact for this machine (its
 // target must be a CPU one and its device key this CPU's) into an executor, and binding the
-// symbolic dims of its inputs.
+// symbolic dims of its inputs or reading them from .npy files.
 #pragma once
 
 #include <map>
@@ -22,5 +22,11 @@ std::vector<std::vector<int64_t>> InputShapes(const runtime::model::Executor& ex
                                               const std::map<std::string, int64_t>& dims,
                                               int64_t default_dim,
                                               std::vector<std::string>* defaulted);
+
+// The model's inputs read from .npy files, one `--input NAME=FILE.npy` per input, in the
+// executor's order. kiln::Error(kParse) naming the option for a malformed one, an unknown or
+// repeated name, a missing input; kIO/kParse from the .npy reader.
+std::vector<ir::HostTensor> ReadInputFiles(const runtime::model::Executor& executor,
+                                           const std::vector<std::string>& options);
 
 }  // namespace kiln::cli

@@ -33,9 +33,8 @@
 #include "cli/commands/interrupt_watch.h"
 #include "cli/commands/task_table.h"
 #include "ir/analysis/flop_count.h"
-#include "ir/model/model_file.h"
-#include "ir/relax/transform/extract_tasks.h"
-#include "ir/relax/transform/pipeline.h"
+#include "ir/model/model_tasks.h"
+#include "ir/model/shape_buckets.h"
 #include "ir/structural.h"
 #include "ir/substitute.h"
 #include "ir/text/parser.h"
@@ -64,6 +63,9 @@ struct RunOptions {
   std::string output;
   std::vector<std::string> dims;
   int64_t default_dim = 128;
+  std::vector<std::string> buckets;
+  std::vector<std::string> max_dims;
+  std::vector<std::string> bucket_weights;
   int threads = 0;
   int build_jobs = 0;
   double min_repeat_ms = 100;
@@ -85,43 +87,39 @@ std::set<std::string> SymbolicDims(const ir::PrimFunc& f) {
   return names;
 }
 
-std::vector<search::TuneTask> TasksOfModel(const RunOptions& o, std::string& note) {
-  std::map<std::string, int64_t> dims = ParseDims(o.dims);
-  auto extract = [&](const std::map<std::string, int64_t>& bound) {
-    ir::model::ModelInput input = ir::model::LoadModel(o.input, bound);
-    ir::relax::IRModule prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
-    return std::make_pair(input.format, ir::relax::transform::ExtractTasks(prepared, input.entry));
-  };
-  auto [format, extracted] = extract(dims);
-  std::set<std::string> symbolic;
-  for (const auto& task : extracted) {
-    for (const std::string& name : SymbolicDims(task.func)) symbolic.insert(name);
-  }
-  if (!symbolic.empty()) {
-    KILN_CHECK(format == "onnx", ErrorKind::kUnsupported,
-               o.input + ": the tasks have symbolic dims (" + *symbolic.begin() +
-                   ", ...); tuning needs static shapes: export the model with them bound");
-    for (const std::string& name : symbolic) {
-      if (dims.count(name)) continue;
-      dims[name] = o.default_dim;
-      note += (note.empty() ? "" : ", ") + name + "=" + std::to_string(o.default_dim);
-    }
-    std::tie(format, extracted) = extract(dims);
-    for (const auto& task : extracted) {
-      KILN_CHECK(SymbolicDims(task.func).empty(), ErrorKind::kUnsupported,
-                 o.input + ": task " + task.name + " keeps symbolic dims after binding " + note);
-    }
-  }
+// The model specialised per bucket (ir/model/model_tasks.h), as the coordinator does for a
+// submitted one; `model` keeps the buckets each task serves for the report.
+std::vector<search::TuneTask> TasksOfModel(const RunOptions& o,
+                                           const ir::model::BucketSpec& buckets,
+                                           ir::model::ModelTasks& model) {
+  ir::model::ModelTaskOptions options;
+  options.dims = ParseDims(o.dims);
+  options.default_dim = o.default_dim;
+  options.buckets = buckets;
+  model = ir::model::ExtractModelTasks(o.input, ReadFile(o.input), options);
   std::vector<search::TuneTask> tasks;
-  for (const auto& task : extracted) {
-    search::TuneTask t;
-    t.name = task.name;
-    t.workload = task.func;
-    t.weight = static_cast<double>(task.weight);
-    t.flop = ir::EstimateFlops(task.func, {});
-    tasks.push_back(std::move(t));
+  for (size_t i = 0; i < model.tasks.size(); ++i) {
+    const ir::model::ModelTask& task = model.tasks[i];
+    tasks.push_back({.name = model.TaskLabel(i),
+                     .workload = task.func,
+                     .weight = task.weight,
+                     .flop = task.flop});
   }
   return tasks;
+}
+
+// Per task of a bucketed model: "bucket", the dims of the first bucket it serves, and
+// "buckets", all of them.
+void AddBuckets(const ir::model::ModelTasks& model, json& tasks) {
+  if (!model.bucketed()) return;
+  for (size_t i = 0; i < model.tasks.size() && i < tasks.size(); ++i) {
+    json served = json::array();
+    for (const auto& [bucket, calls] : model.tasks[i].buckets) {
+      served.push_back(model.buckets[bucket].bucket.dims);
+    }
+    tasks[i]["bucket"] = served.empty() ? json() : served[0];
+    tasks[i]["buckets"] = served;
+  }
 }
 
 std::vector<search::TuneTask> TasksOfKernelFile(const RunOptions& o) {
@@ -181,6 +179,8 @@ json ReportJson(const search::TuneReport& report) {
          {"seeded_latency_s", t.seeded_seconds > 0 ? json(t.seeded_seconds) : json()},
          {"best_trace", t.best_trace ? t.best_trace->ToJSON() : json()},
          {"errors", t.errors},
+         {"first_error", t.first_error},
+         {"hinted", t.search.hinted},
          {"failure", t.failure}});
   }
   return {{"tasks", tasks},
@@ -213,15 +213,26 @@ int Run(const RunOptions& o) {
              ErrorKind::kParse, "--cost-model " + o.cost_model + ": expected xgb, random or none");
 
   std::string extension = o.input.substr(std::min(o.input.size(), o.input.rfind('.')));
-  std::string note;
+  ir::model::ModelTasks model;
+  ir::model::BucketSpec buckets;
   std::vector<search::TuneTask> tasks;
   try {
-    tasks = extension == ".tir" ? TasksOfKernelFile(o) : TasksOfModel(o, note);
+    buckets = ir::model::ParseBucketFlags(o.buckets, o.max_dims, o.bucket_weights);
+    KILN_CHECK(extension != ".tir" || (buckets.empty() && o.dims.empty()), ErrorKind::kParse,
+               o.input +
+                   ": --dim and --bucket specialise a model; a TensorIR file's kernels "
+                   "must have static shapes");
+    tasks = extension == ".tir" ? TasksOfKernelFile(o) : TasksOfModel(o, buckets, model);
   } catch (const Error& e) {
     throw InputError{e};
   }
-  if (!note.empty()) {
-    std::cerr << "tune run: symbolic dims bound to " << note << " (choose with --dim NAME=VALUE)\n";
+  if (!model.defaulted.empty()) {
+    std::cerr << "tune run: symbolic dims bound to " << model.DefaultedText()
+              << " (choose with --dim NAME=VALUE or --bucket NAME=V1,V2,...)\n";
+  }
+  if (model.bucketed()) {
+    std::cerr << "tune run: " << model.buckets.size() << " buckets, " << tasks.size()
+              << " distinct tasks\n";
   }
 
   // The job as a client would submit it; its options are the wire's (job_options.h).
@@ -244,8 +255,15 @@ int Run(const RunOptions& o) {
                   {"measure_untuned", true},
                   {"min_repeat_ms", o.min_repeat_ms},
                   {"num_threads", o.threads}};
+  // What the model was specialised to, on record with the job.
+  std::map<std::string, int64_t> bound = ParseDims(o.dims);
+  bound.insert(model.defaulted.begin(), model.defaulted.end());
+  if (!bound.empty()) spec.options["dims"] = bound;
+  if (model.bucketed()) {
+    spec.options["buckets"] = ir::model::BucketSpecToJson(buckets);
+  }
   for (const search::TuneTask& task : tasks) {
-    spec.tasks.push_back({task.name, task.workload, static_cast<int64_t>(task.weight)});
+    spec.tasks.push_back({task.name, task.workload, task.weight});
   }
 
   EmbeddedOptions embedded;
@@ -315,6 +333,7 @@ int Run(const RunOptions& o) {
     std::ofstream out(o.output);
     KILN_CHECK(out.good(), ErrorKind::kIO, o.output + ": cannot open file for writing");
     json tasks_json = ReportJson(report)["tasks"];
+    AddBuckets(model, tasks_json);
     for (const json& t : tasks_json) {
       out << json{{"task", t["name"]},
                   {"workload_hash", t["workload_hash"]},
@@ -334,6 +353,7 @@ int Run(const RunOptions& o) {
   }
   if (o.json) {
     json out = ReportJson(report);
+    AddBuckets(model, out["tasks"]);
     out["job"] = job_id;
     out["db"] = embedded.db_path;
     std::cout << out.dump() << "\n";
@@ -371,6 +391,12 @@ Command RegisterRunCommand(CLI::App& parent) {
   app->add_option("--default-dim", o->default_dim,
                   "value of an ONNX model's symbolic dims not bound with --dim")
       ->check(CLI::PositiveNumber);
+  app->add_option("--bucket", o->buckets,
+                  "tune the model at each of these values of a symbolic dim, NAME=V1,V2,... "
+                  "(repeatable; a bare NAME takes powers of two up to --max-dim)");
+  app->add_option("--max-dim", o->max_dims, "the largest bucket of a bare --bucket NAME, NAME=V");
+  app->add_option("--bucket-weight", o->bucket_weights,
+                  "how much a bucket counts in the task scheduler, NAME=V:W (1 by default)");
   app->add_option("--threads", o->threads, "threads of a kernel (0: every core)")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--build-jobs", o->build_jobs, "parallel builds (0: every core)")

@@ -2,7 +2,8 @@
 // model to a coordinator as a tuning job and prints its id (`--json`: {"job": ID} last);
 // `--wait` shows the job's live task table (that of `tune run`, on stderr) until it ends.
 // The search options of `tune run` (--strategy, --seed, --population, ...) travel with the
-// job in the submit message's options; those not given keep the coordinator's defaults.
+// job in the submit message's options; those not given keep the coordinator's defaults. So do
+// --dim, --default-dim and --bucket: the coordinator specialises the model as `tune run` does.
 #include <unistd.h>
 
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
 #include "cli/commands/service_client.h"
+#include "ir/model/shape_buckets.h"
 #include "support/error.h"
 
 namespace kiln::cli {
@@ -36,6 +38,12 @@ struct SubmitOptions {
   double min_repeat_ms = 0;
   int threads = 0;
   bool no_untuned = false;
+  // How a model with symbolic dims is specialised, as `tune run` does.
+  std::vector<std::string> dims;
+  int64_t default_dim = 0;
+  std::vector<std::string> buckets;
+  std::vector<std::string> max_dims;
+  std::vector<std::string> bucket_weights;
 };
 
 }  // namespace
@@ -84,7 +92,26 @@ Command RegisterSubmitCommand(CLI::App& parent) {
       {app->add_flag("--no-untuned", options->no_untuned,
                      "do not time each kernel as written for comparison"),
        [options](nlohmann::json& j) { j["measure_untuned"] = !options->no_untuned; }},
+      {app->add_option("--dim", options->dims,
+                       "bind a named dimension of the ONNX inputs, NAME=VALUE (repeatable)"),
+       [options](nlohmann::json& j) { j["dims"] = ParseDims(options->dims); }},
+      {app->add_option("--default-dim", options->default_dim,
+                       "value of the symbolic dims neither bound nor bucketed (default 128)")
+           ->check(CLI::PositiveNumber),
+       [options](nlohmann::json& j) { j["default_dim"] = options->default_dim; }},
+      {app->add_option("--bucket", options->buckets,
+                       "tune the model at each of these values of a symbolic dim, "
+                       "NAME=V1,V2,... (repeatable; a bare NAME takes powers of two up to "
+                       "--max-dim)"),
+       [options](nlohmann::json& j) {
+         j["buckets"] = ir::model::BucketSpecToJson(ir::model::ParseBucketFlags(
+             options->buckets, options->max_dims, options->bucket_weights));
+       }},
   };
+  app->add_option("--max-dim", options->max_dims,
+                  "the largest bucket of a bare --bucket NAME, NAME=V");
+  app->add_option("--bucket-weight", options->bucket_weights,
+                  "how much a bucket counts in the task scheduler, NAME=V:W (1 by default)");
   return {app, [options, job_options]() {
             KILN_CHECK(options->trials > 0, ErrorKind::kParse,
                        "tune submit: --trials must be positive");

@@ -21,6 +21,23 @@ std::string Pad(const std::string& s, size_t width, bool right = true) {
   return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
 }
 
+// At most `width` characters; a trailing bucket label, "(seq=32)", is kept whole.
+std::string ShortName(const std::string& name, size_t width) {
+  if (name.size() <= width) return name;
+  size_t open = name.rfind(" (");
+  std::string suffix =
+      open != std::string::npos && name.back() == ')' && name.size() - open < width / 2
+          ? name.substr(open)
+          : "";
+  return name.substr(0, width - 3 - suffix.size()) + "..." + suffix;
+}
+
+std::string WeightText(double w) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", w);
+  return buf;
+}
+
 double Gflops(const search::TaskReport& t) {
   return t.best_seconds > 0 && t.flop > 0 ? t.flop / t.best_seconds / 1e9 : 0;
 }
@@ -40,12 +57,12 @@ std::vector<std::string> TaskTable(const search::TuneReport& report) {
   bool all_measured = true;
   for (size_t i = 0; i < report.tasks.size(); ++i) {
     const auto& t = report.tasks[i];
-    std::string name = t.name.size() > 48 ? t.name.substr(0, 45) + "..." : t.name;
+    std::string name = ShortName(t.name, 48);
     bool has = t.best_seconds > 0;
     all_measured = all_measured && has;
     if (has) total_weighted += t.best_seconds * t.weight;
     lines.push_back(Pad(std::to_string(i), 3) + "  " + Pad(name, name_width, false) + "  " +
-                    Pad(Fixed(t.flop, 0), 12) + "  " + Pad(Fixed(t.weight, 0), 6) + "  " +
+                    Pad(Fixed(t.flop, 0), 12) + "  " + Pad(WeightText(t.weight), 6) + "  " +
                     Pad(has && t.flop > 0 ? Fixed(Gflops(t), 2) : "-", 8) + "  " +
                     Pad(has ? Fixed(t.best_seconds * 1e6, 2) : "-", 12) + "  " +
                     Pad(has ? Fixed(t.best_seconds * t.weight * 1e6, 2) : "-", 13) + "  " +

@@ -19,6 +19,13 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
+// A task's calls per model run: "3", or "1.5" when bucket weights make it fractional.
+std::string Weight(double w) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", w);
+  return buf;
+}
+
 std::string UtcTime(double unix_seconds) {
   if (!(unix_seconds > 0)) return "-";
   std::time_t t = static_cast<std::time_t>(unix_seconds);
@@ -59,7 +66,7 @@ std::vector<std::vector<std::string>> TaskTableRows(const ReportData& data) {
   for (const TaskHistory& t : data.tasks) {
     bool has = t.best_seconds.has_value();
     double best = has ? *t.best_seconds : 0;
-    rows.push_back({std::to_string(t.index), t.name, Fixed(t.flop, 0), std::to_string(t.weight),
+    rows.push_back({std::to_string(t.index), t.name, Fixed(t.flop, 0), Weight(t.weight),
                     has && t.flop > 0 ? Fixed(t.flop / best / 1e9, 2) : "-",
                     has ? Fixed(best * 1e6, 2) : "-",
                     has ? Fixed(best * static_cast<double>(t.weight) * 1e6, 2) : "-",

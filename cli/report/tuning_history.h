@@ -21,7 +21,7 @@ struct TaskHistory {
   int index = 0;
   std::string name;
   std::string workload_hash;
-  int64_t weight = 1;
+  double weight = 1;
   double flop = 0;           // one call's operation count; 0 when the workload could not be read
   int64_t trials_total = 0;  // the task's budget
   int64_t records = 0;       // measured candidates of this job

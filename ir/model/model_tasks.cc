@@ -66,6 +66,19 @@ std::string ModelTasks::DefaultedText() const {
   return out;
 }
 
+std::string ModelTasks::TaskLabel(size_t i) const {
+  const ModelTask& task = tasks.at(i);
+  if (!bucketed()) return task.name;
+  if (task.buckets.size() == buckets.size() && buckets.size() > 1) {
+    return task.name + " (every bucket)";
+  }
+  std::string served;
+  for (const auto& [bucket, calls] : task.buckets) {
+    served += (served.empty() ? "" : "|") + buckets[bucket].bucket.Label();
+  }
+  return task.name + " (" + served + ")";
+}
+
 std::vector<std::string> EntrySymbolicDims(const relax::IRModule& module,
                                            const std::string& entry) {
   const relax::Function* f = module.LookupFunction(entry);

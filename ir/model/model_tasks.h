@@ -57,6 +57,12 @@ struct ModelTasks {
   std::vector<ModelTask> tasks;
   // "seq_len=128, batch=128": the defaulted dims, for a note to the user.
   std::string DefaultedText() const;
+  // What the task tables show for tasks[i]: its name, and with buckets the buckets it serves,
+  // "fused_matmul (seq=32)", "layer_norm (seq=16|32|64)", "softmax (every bucket)".
+  std::string TaskLabel(size_t i) const;
+  bool bucketed() const {
+    return buckets.size() > 1 || (buckets.size() == 1 && !buckets.front().bucket.dims.empty());
+  }
 };
 
 // Throws kiln::Error: from LoadModel (kIO, kParse, kUnsupported); kParse naming the dim when a

@@ -428,7 +428,9 @@ std::string Trace::AsPython() const {
   return out;
 }
 
-void Trace::ApplyTo(Schedule& sch) const {
+void Trace::ApplyTo(Schedule& sch) const { ApplyTo(sch, DecisionRefit{}); }
+
+void Trace::ApplyTo(Schedule& sch, const DecisionRefit& refit) const {
   std::unordered_map<int64_t, InstArg> map;
   for (size_t i = 0; i < instructions_.size(); ++i) {
     const Instruction& inst = instructions_[i];
@@ -451,7 +453,9 @@ void Trace::ApplyTo(Schedule& sch) const {
     }
     std::vector<InstArg> outputs;
     try {
-      outputs = kind->apply(sch, inputs, inst.attrs, GetDecision(i));
+      std::optional<nlohmann::json> decision = GetDecision(i);
+      if (refit && kind->is_sampling) decision = refit(sch, inst, inputs, decision);
+      outputs = kind->apply(sch, inputs, inst.attrs, decision);
     } catch (const Error& e) {
       throw Error(e.kind(), where + e.what());
     } catch (const json::exception& e) {

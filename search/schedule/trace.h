@@ -12,6 +12,7 @@
 // one (true / false, null, no index, no consumer list, the map as lambda text).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,6 +49,13 @@ class Trace {
   // decision that does not fit the function, or an instruction that is not valid on it, is
   // a kiln::Error(kSchedule) naming the instruction.
   void ApplyTo(Schedule& sch) const;
+  // The same, with each sampling instruction's decision first passed through `refit` (given
+  // the schedule so far and the instruction's inputs on it): how a trace of one shape is
+  // carried to another (trace_transfer.h).
+  using DecisionRefit = std::function<std::optional<nlohmann::json>(
+      const Schedule& sch, const Instruction& inst, const std::vector<InstArg>& inputs,
+      const std::optional<nlohmann::json>& decision)>;
+  void ApplyTo(Schedule& sch, const DecisionRefit& refit) const;
 
  private:
   std::vector<Instruction> instructions_;

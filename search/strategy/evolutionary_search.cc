@@ -11,6 +11,7 @@
 
 #include "ir/structural.h"
 #include "search/schedule/instruction.h"
+#include "search/schedule/trace_transfer.h"
 #include "support/error.h"
 #include "support/logging.h"
 
@@ -170,6 +171,23 @@ std::vector<SearchCandidate> EvolutionarySearch::NextGeneration(
   return next;
 }
 
+void EvolutionarySearch::AddHints(const std::vector<Trace>& traces) {
+  auto start = std::chrono::steady_clock::now();
+  for (const Trace& trace : traces) {
+    std::optional<Trace> carried = TransferTrace(trace, context_.workload);
+    std::optional<SearchCandidate> candidate;
+    if (carried) candidate = ReplaySeed(*carried);
+    if (!candidate) {
+      ++stats_.rejected["hint"];
+      continue;
+    }
+    if (proposed_.count(candidate->hash)) continue;
+    ++stats_.hinted;
+    hints_.push_back(std::move(*candidate));
+  }
+  stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
   auto start = std::chrono::steady_clock::now();
   std::vector<SearchCandidate> out;
@@ -189,6 +207,7 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
       SampleFresh(options_.population_size - static_cast<int>(num_seeds),
                   std::min(options_.init_min_unmeasured, n));
   population.insert(population.end(), fresh.begin(), fresh.end());
+  population.insert(population.end(), hints_.begin(), hints_.end());
 
   // Generations: every unproposed candidate met is kept with its latest score.
   std::unordered_map<uint64_t, std::pair<double, SearchCandidate>> pool;
@@ -227,6 +246,8 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
     auto score = score_of.find(c.hash);
     pending_[c.hash] = {origin, score == score_of.end() ? std::nan("") : score->second, round_};
   };
+  for (const SearchCandidate& hint : hints_) take(hint);
+  hints_.clear();
   for (const auto& [score, candidate] : ranked) {
     if (static_cast<int>(out.size()) >= n - num_random) break;
     take(candidate);

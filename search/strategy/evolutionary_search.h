@@ -36,6 +36,9 @@ class EvolutionarySearch : public SearchStrategy {
                      EvolutionaryOptions options = {}, std::vector<MeasuredTrace> seeds = {});
   std::string Name() const override { return "evolutionary"; }
   std::vector<SearchCandidate> Generate(int n) override;
+  // Each trace carried to this workload joins the next round's population and is measured in
+  // it (a neighbouring shape's best is worth a measurement more than a model score).
+  void AddHints(const std::vector<Trace>& traces) override;
   void Notify(const std::vector<SearchCandidate>& candidates,
               const std::vector<double>& run_seconds) override;
   const SearchStats& Stats() const override { return stats_; }
@@ -86,7 +89,8 @@ class EvolutionarySearch : public SearchStrategy {
   std::vector<double> mutator_weights_;
   std::vector<Measured> measured_;  // correct measurements, ascending by time once sorted
   std::unordered_set<uint64_t> proposed_;
-  std::unordered_map<uint64_t, Origin> origin_;     // of candidates met in the current round
+  std::vector<SearchCandidate> hints_;           // carried from other shapes, measured next round
+  std::unordered_map<uint64_t, Origin> origin_;  // of candidates met in the current round
   std::unordered_map<uint64_t, Proposal> pending_;  // proposed, not yet measured
   std::map<int64_t, RoundLog> round_logs_;
   int64_t round_ = 0;

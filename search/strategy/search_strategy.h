@@ -51,6 +51,7 @@ struct SearchStats {
   int64_t sampled = 0;   // fresh samples that survived replay and postprocessing
   int64_t mutated = 0;   // mutations that did
   int64_t proposed = 0;  // candidates handed out for measurement
+  int64_t hinted = 0;    // traces of other shapes that carried over (AddHints)
   RejectionCounts rejected;
   double seconds = 0;  // wall time spent in Generate and Notify
 };
@@ -67,6 +68,9 @@ class SearchStrategy {
   virtual void Notify(const std::vector<SearchCandidate>& candidates,
                       const std::vector<double>& run_seconds) = 0;
   virtual const SearchStats& Stats() const = 0;
+  // Good traces of the same operator at other shapes (carried over by TransferTrace): a
+  // strategy may measure them early and search around them. Ignored by default.
+  virtual void AddHints(const std::vector<Trace>& /*traces*/) {}
 };
 
 }  // namespace kiln::search

@@ -118,5 +118,44 @@ TEST_F(CompileCommandTest, AnArtifactOfAnotherDeviceIsRefused) {
       << run.output;
 }
 
+// An artifact with shape buckets dispatches per call: the exact bucket, the next larger one
+// with padding (the MLP's batch rows are independent), the symbolic fallback past the largest.
+TEST_F(CompileCommandTest, ABucketedArtifactChoosesExactPaddedOrFallbackPerCall) {
+  std::string artifact = (dir_ / "mlp_buckets.kiln").string();
+  runtime::ProcessResult compiled =
+      RunTune("compile",
+              {std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/model.onnx", "--target", "llvm",
+               "--no-db", "--library", "never", "--bucket", "batch=2,8", "-o", artifact, "--json"},
+              {}, 300);
+  ASSERT_TRUE(compiled.ok()) << compiled.output;
+  nlohmann::json c = LastJson(compiled);
+  ASSERT_EQ(c["buckets"].size(), 2u) << c.dump();
+  EXPECT_EQ(c["buckets"][0]["name"], "batch=2");
+  EXPECT_EQ(c["buckets"][1]["name"], "batch=8");
+
+  struct Case {
+    int batch;
+    const char* graph;
+    bool padded;
+  };
+  for (const Case& k :
+       {Case{2, "bucket batch=2 (exact)", false},
+        Case{5, "bucket batch=8 (padded from batch=5)", true}, Case{16, "fallback", false}}) {
+    runtime::ProcessResult run =
+        RunTune("bench",
+                {artifact, "--dim", "batch=" + std::to_string(k.batch), "--threads", "1",
+                 "--repeat", "1", "--warmup", "0", "--min-repeat-ms", "0", "--json"},
+                {}, 120);
+    ASSERT_TRUE(run.ok()) << run.output;
+    nlohmann::json j = LastJson(run);
+    EXPECT_EQ(j["graph"], k.graph) << j.dump();
+    EXPECT_EQ(j["padded"], k.padded) << j.dump();
+    EXPECT_EQ(j["input_shapes"]["x"], nlohmann::json({k.batch, 64}));
+  }
+  // The committed input (batch 4) runs padded into the batch=8 bucket and gives the committed
+  // output: the padding rows are cut back off.
+  ExpectInferReproducesTheTestData(artifact);
+}
+
 }  // namespace
 }  // namespace kiln::cli

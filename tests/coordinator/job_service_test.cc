@@ -15,6 +15,7 @@
 #include "database/sqlite_database.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
+#include "support/file.h"
 #include "tests/search/test_funcs.h"
 
 namespace kiln::coordinator {
@@ -28,8 +29,9 @@ struct Played {
 
 // Runs `job` on a thread while answering its batches as a worker registered with
 // `vector_bytes` would: each candidate "takes" a time drawn from its text, so that runs
-// agree on which is best.
-Played PlayWorker(JobService& jobs, Dispatcher& dispatcher, int64_t job, uint32_t vector_bytes) {
+// agree on which is best; with `wrong`, every candidate computes the wrong result.
+Played PlayWorker(JobService& jobs, Dispatcher& dispatcher, int64_t job, uint32_t vector_bytes,
+                  bool wrong = false) {
   Played played;
   schemas::RegisterMsg info{"w", "cpu-test", "llvm", true,         true,
                             2,   "test",     "host", vector_bytes, 2};
@@ -64,6 +66,10 @@ Played PlayWorker(JobService& jobs, Dispatcher& dispatcher, int64_t job, uint32_
             1e-4 * static_cast<double>(1 + std::hash<std::string>{}(c.scheduled) % 1000);
         r.result.repeat_seconds = {r.result.median_seconds};
         r.result.correctness_checked = true;
+        if (wrong) {
+          r.result.error_kind = runtime::MeasureErrorKind::kWrongResult;
+          r.result.message = "output 0 differs at [3, 1]";
+        }
         results.results.push_back(std::move(r));
       }
       dispatcher.OnResults(identity, results, now);
@@ -181,6 +187,51 @@ TEST_F(JobServiceTest, ASecondJobStartsFromTheBestStoredRecord) {
   ASSERT_TRUE(task.best_trace.has_value());
   for (const auto& r : db_.History({.job_id = second, .limit = 100})) {
     EXPECT_FALSE(seeds.count(r.trace_json)) << "a seed was measured again";  // never twice
+  }
+}
+
+TEST_F(JobServiceTest, AJobWhoseEveryTaskFailedEndsFailedWithTheReasons) {
+  int64_t job = Submit(8, {{"strategy", "random"}, {"measure_untuned", false}});
+  PlayWorker(*jobs_, dispatcher_, job, 64, /*wrong=*/true);
+  std::optional<database::Job> stored = db_.GetJob(job);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->state, database::JobState::kFailed);
+  EXPECT_THAT(stored->error,
+              ::testing::HasSubstr("every task failed: matmul: 8 candidates failed"));
+  EXPECT_THAT(stored->error, ::testing::HasSubstr("wrong_result: output 0 differs at [3, 1]"));
+  // What was measured is stored all the same.
+  EXPECT_EQ(db_.History({.job_id = job, .limit = 100}).size(), 8u);
+}
+
+// A submitted ONNX model with a symbolic batch: the coordinator binds it (dims, default_dim)
+// or specialises it per bucket, a task shared by buckets once; names carry the buckets.
+TEST_F(JobServiceTest, ASubmittedModelIsSpecialisedByItsDimsAndBuckets) {
+  schemas::SubmitMsg submit;
+  submit.model = "mlp.onnx";
+  submit.model_bytes = ReadFile(std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/model.onnx");
+  submit.target = "llvm";
+  submit.trials = 8;
+  submit.options = R"({"strategy": "random"})";
+  int64_t plain = jobs_->SubmitJob(submit);
+  std::optional<database::Job> job = db_.GetJob(plain);
+  ASSERT_TRUE(job.has_value());
+  EXPECT_EQ(nlohmann::json::parse(job->options_json)["dims"], (nlohmann::json{{"batch", 128}}));
+  ASSERT_FALSE(job->tasks.empty());
+
+  submit.options = R"({"buckets": [{"name": "batch", "values": [1, 8]}]})";
+  std::optional<database::Job> bucketed = db_.GetJob(jobs_->SubmitJob(submit));
+  ASSERT_TRUE(bucketed.has_value());
+  std::set<std::string> labels;
+  for (const database::JobTask& t : bucketed->tasks) {
+    labels.insert(t.name.substr(t.name.find(" (")));
+  }
+  EXPECT_TRUE(labels.count(" (batch=1)")) << ::testing::PrintToString(labels);
+  EXPECT_TRUE(labels.count(" (batch=8)")) << ::testing::PrintToString(labels);
+
+  for (const char* bad : {R"({"dims": {"seq": 4}})", R"({"dims": {"batch": 0}})",
+                          R"({"buckets": [{"name": "batch", "values": [0]}]})"}) {
+    submit.options = bad;
+    EXPECT_THROW(jobs_->SubmitJob(submit), Error) << bad;
   }
 }
 
