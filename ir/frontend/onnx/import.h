@@ -29,8 +29,10 @@
 namespace kiln::ir::frontend::onnx {
 
 struct ImportOptions {
-  // Values of named dims: every dim_param "batch" of the graph inputs becomes this constant; an
-  // unknown dim (no value, -1 or 0) is named "<input>_dim<i>" ("x_dim0") and bound the same way.
+  // Values of named dims: every dim_param "batch" of the graph inputs becomes this constant
+  // (named as written, or as the IR names it: "p2o.DynamicDimension.0" is
+  // "p2o_DynamicDimension_0"); an unknown dim (no value or -1) is named "<input>_dim<i>"
+  // ("x_dim0") and bound the same way.
   std::map<std::string, int64_t> dim_values;
   // Graph inputs whose values are fixed at import time: they become constants instead of
   // parameters of main, and shape computations on them fold (a Reshape fed by a "shape"

@@ -95,6 +95,21 @@ TEST(OnnxSymbolicDims, OtherNegativeInputDimsStayErrors) {
   EXPECT_NE(r.errors[0].reason.find("graph input 'x': dim 1 is negative (-3)"), std::string::npos);
 }
 
+TEST(OnnxSymbolicDims, ADimParamIsBoundByItsNameAsWrittenOrAsTheIrNamesIt) {
+  // PaddlePaddle's exporter writes "p2o.DynamicDimension.0"; the IR names it
+  // p2o_DynamicDimension_0, which is what `tune tasks` shows and a user passes to --dim.
+  ModelBuilder b;
+  b.Input("x", {"p2o.DynamicDimension.0", 4});
+  b.Node("Relu", {"x"}, {"y"});
+  b.Output("y");
+  EXPECT_EQ(ReturnInfo(b.Import()), "R.Tensor((p2o_DynamicDimension_0, 4), \"float32\")");
+  for (const char* name : {"p2o.DynamicDimension.0", "p2o_DynamicDimension_0"}) {
+    ImportOptions options;
+    options.dim_values[name] = 3;
+    EXPECT_EQ(ReturnInfo(b.Import(options)), "R.Tensor((3, 4), \"float32\")") << name;
+  }
+}
+
 // ---- Dims that must agree --------------------------------------------------------------------
 
 TEST(OnnxSymbolicDims, UnprovableBroadcastBecomesANamedMatchCast) {
