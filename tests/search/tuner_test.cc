@@ -270,5 +270,37 @@ TEST(EvolutionarySeeds, StoredRecordsSeedCleanlyAndAreNotProposedAgain) {
   EXPECT_EQ(report.tasks[0].best_trace->ToJSON(), seeds[0].trace.ToJSON());
 }
 
+TEST_F(TunerTest, TasksOfOneFamilyAreHandedEachOthersBestTraces) {
+  // One matmul at two shapes, as two shape buckets give it: each task's search is handed the
+  // other's best trace carried to its shape and measures it; a task of no family gets none.
+  LocalMeasurer local(MeasureOptions());
+  RecordingMeasurer recording(local);
+  std::vector<TuneTask> tasks = {
+      {.name = "matmul (m=32)", .workload = testing::MakeMatmul(32, 64, 64), .family = "matmul"},
+      {.name = "matmul (m=64)", .workload = testing::MakeMatmul(64, 64, 64), .family = "matmul"},
+      {.name = "two_stage", .workload = testing::MakeTwoStage(64, 64)},
+  };
+  TunerOptions options = SmallOptions(36);
+  options.trials_per_round = 4;  // three rounds a task at least
+  options.measure_untuned = false;
+  options.task_scheduler = "round-robin";
+  Tuner tuner(tasks, options, recording, CpuSpace(), nullptr);
+  TuneReport report = tuner.Run();
+  ASSERT_EQ(report.tasks.size(), 3u);
+  // Round robin over several rounds: each matmul is handed the other's best once it is measured.
+  EXPECT_GT(report.tasks[1].search.hinted, 0);
+  EXPECT_GT(report.tasks[0].search.hinted, 0);
+  EXPECT_EQ(report.tasks[2].search.hinted, 0);
+  for (const TaskReport& r : report.tasks) EXPECT_GT(r.best_seconds, 0) << r.name;
+  ExpectHonestMeasurements(recording);
+  // Every best trace replays on its own workload to a kernel that agrees with the interpreter.
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(report.tasks[i].best_trace.has_value());
+    EXPECT_EQ(testing::CompareNumerics(tasks[i].workload,
+                                       ReplayTrace(tasks[i].workload, *report.tasks[i].best_trace)),
+              "");
+  }
+}
+
 }  // namespace
 }  // namespace kiln::search
