@@ -4,11 +4,12 @@ same run. For each model fetched into --models (fetch_models.py):
   1. compile: `tune compile MODEL.onnx` (no flags: the symbolic fallback, every kernel
      untuned; correct at every shape the model admits);
   2. tuned (with --trials N > 0): `tune run MODEL.onnx --bucket D=V ...` at the middle shape
-     with N trials into a fresh database, then `tune compile --bucket D=V ...` with it: that
-     shape's bucket tuned beside the symbolic fallback;
+     (with --bucket-every-shape, a bucket per shape) with N trials into a fresh database, then
+     `tune compile --bucket D=V ...` with it: the buckets tuned beside the symbolic fallback;
   3. for each shape k (the k-th value of every dim in models.json, three per dim): seeded
      inputs filled as models.json says, ONNX Runtime's outputs, `tune infer` on each artifact
-     and every output compared (rtol 1e-3, atol 1e-4, or the model's own stated need);
+     and every output compared (rtol 1e-3, atol 1e-4, or the model's own stated need; an
+     int8 QDQ model against ONNX Runtime's unoptimized graph, models.json says why);
   4. timing at 1 and 2 threads: `tune bench --input ...` on the same inputs against ONNX
      Runtime's session (all graph optimizations, intra-op threads set) timed the same way
      (warm-up, repeats of enough runs to last --min-repeat-ms, the median; the untuned
@@ -38,7 +39,8 @@ import onnxruntime as ort
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from make_test_data import DEFAULT_ATOL, DEFAULT_RTOL, fill, input_shape  # noqa: E402
+from make_test_data import (DEFAULT_ATOL, DEFAULT_RTOL, fill, input_shape,  # noqa: E402
+                            reference_session)
 
 
 def run_tune(tune, args, timeout=3600):
@@ -133,7 +135,7 @@ def bench_shape(tune, model, source, artifacts, k, work, args):
         np.save(path, array)
         input_flags += ["--input", f"{name}={path}"]
     try:
-        expected = ort_session(source, 2).run(None, feeds)
+        expected = reference_session(model, source, 2).run(None, feeds)
     except Exception as e:  # noqa: BLE001: ONNX Runtime's own refusal is reported, not raised
         row["error"] = f"ONNX Runtime: {e}"[:400]
         return row
@@ -183,10 +185,12 @@ def bench_shape(tune, model, source, artifacts, k, work, args):
     return row
 
 
-def bucket_flags(model, k):
+def bucket_flags(model, k, every_shape):
+    """--bucket flags: shape k's value of each dim, or (every_shape) all of each dim's values."""
     flags = []
     for d, values in model["dims"].items():
-        flags += ["--bucket", f"{d}={values[k]}"]
+        chosen = sorted(set(values)) if every_shape else [values[k]]
+        flags += ["--bucket", f"{d}={','.join(map(str, chosen))}"]
     return flags
 
 
@@ -210,7 +214,7 @@ def bench_model(tune, model, args, work):
     middle = shape_count(model) // 2
     if args.trials > 0:
         db = work / "tuning.db"
-        flags = bucket_flags(model, middle)
+        flags = bucket_flags(model, middle, args.bucket_every_shape)
         ok, tuned_run, tail = run_tune(tune, ["run", str(source), "--target", "llvm", "--trials",
                                               str(args.trials), "--db", str(db)] + flags)
         if ok and tuned_run is not None:
@@ -254,6 +258,10 @@ def main():
     parser.add_argument("--only", default="", help="comma-separated model names")
     parser.add_argument("--trials", type=int, default=0,
                         help="tune each model's middle shape with this many trials (0: untuned)")
+    parser.add_argument("--bucket-every-shape", action="store_true",
+                        help="tune and compile a bucket for every shape, not the middle one only")
+    parser.add_argument("--fix", action="append", default=[], metavar="DIM=V",
+                        help="run every shape at this value of DIM (e.g. batch_size=1)")
     parser.add_argument("--threads", default="1,2", help="thread counts to time at")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--min-repeat-ms", type=float, default=50)
@@ -262,6 +270,12 @@ def main():
     args = parser.parse_args()
     args.threads = [int(t) for t in args.threads.split(",") if t]
     corpus = json.loads((HERE / "models.json").read_text())["models"]
+    for fixed in args.fix:
+        dim, _, value = fixed.partition("=")
+        for model in corpus:
+            if dim in model["dims"]:
+                count = max(len(v) for v in model["dims"].values())
+                model["dims"][dim] = [int(value)] * count
     only = {n for n in args.only.split(",") if n}
     unknown = only - {m["name"] for m in corpus}
     if unknown:

@@ -4,7 +4,8 @@ symlink to MODELS/NAME.onnx) and test_data_set_0/input_N.pb, output_N.pb, the ou
 by ONNX Runtime on inputs filled as models.json says (seeded: the same files every run).
 
 Tolerances are rtol 1e-3, atol 1e-4 unless a model gives "rtol" / "atol" (with a
-"tolerance_reason") in models.json. With --run, each folder is also checked by
+"tolerance_reason") in models.json; the expected outputs are ONNX Runtime's with all graph
+optimizations unless the model says "reference": "unoptimized" (reference_session). With --run, each folder is also checked by
 `tune onnx-test` with the model's tolerances, and the summary says which passed.
 
     .venv/bin/python bench/real_models/make_test_data.py --out build/real_model_tests \
@@ -50,6 +51,19 @@ def fill(spec, shape, rng):
     raise ValueError(f"input '{spec['name']}': unknown fill '{kind}'")
 
 
+def reference_session(model, path, threads=0):
+    """The ONNX Runtime session whose outputs are expected: all graph optimizations, unless the
+    model says "reference": "unoptimized" (with a "reference_reason": an int8 QDQ model, whose
+    fused integer kernels round differently from ONNX's semantics)."""
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    if threads:
+        options.intra_op_num_threads = threads
+    if model.get("reference") == "unoptimized":
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
 def write_tensor(path, array, name):
     tensor = numpy_helper.from_array(array, name)
     path.write_bytes(tensor.SerializeToString())
@@ -74,9 +88,7 @@ def make_case(model, k, models_dir, out):
         array = fill(spec, input_shape(spec, model["dims"], k), rng)
         feeds[spec["name"]] = array
         write_tensor(data / f"input_{i}.pb", array, spec["name"])
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    session = ort.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+    session = reference_session(model, source)
     names = [o.name for o in session.get_outputs()]
     outputs = session.run(names, feeds)
     for i, (name, array) in enumerate(zip(names, outputs)):
