@@ -92,6 +92,15 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
+CLI::Option* AddBucketFlags(CLI::App* app, BucketFlags* flags, const std::string& bucket_help,
+                            const std::string& weight_help) {
+  CLI::Option* bucket = app->add_option("--bucket", flags->buckets, bucket_help);
+  app->add_option("--max-dim", flags->max_dims,
+                  "the largest bucket of a bare --bucket NAME, NAME=V");
+  app->add_option("--bucket-weight", flags->weights, weight_help);
+  return bucket;
+}
+
 void AddDialectOption(CLI::App* app, std::string* dialect) {
   app->add_option("--dialect", *dialect,
                   "TVMScript dialect of the printed TensorIR: tvm-0.24 (TVM 0.24 and later, the "

@@ -10,13 +10,15 @@
 #include <vector>
 
 #include "ir/buffer.h"
+#include "ir/model/shape_buckets.h"
 #include "ir/text/printer.h"
 #include "support/error.h"
 #include "support/file.h"
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace kiln::cli {
 
@@ -44,6 +46,22 @@ std::vector<int64_t> ConcreteShape(const ir::Buffer& buffer,
 
 // "[2, 3]".
 std::string ShapeText(const std::vector<int64_t>& shape);
+
+// The shape-bucket flags `tune run`, `tune submit` and `tune compile` share
+// (ir/model/shape_buckets.h): --bucket NAME=V1,V2 (repeatable), --max-dim NAME=V for a bare
+// --bucket NAME, --bucket-weight NAME=V:W.
+struct BucketFlags {
+  std::vector<std::string> buckets;
+  std::vector<std::string> max_dims;
+  std::vector<std::string> weights;
+  // kiln::Error(kParse) naming the flag (ParseBucketFlags).
+  ir::model::BucketSpec Parse() const {
+    return ir::model::ParseBucketFlags(buckets, max_dims, weights);
+  }
+};
+// Adds the three flags; `bucket_help` says what a bucket does for the command. Returns --bucket.
+CLI::Option* AddBucketFlags(CLI::App* app, BucketFlags* flags, const std::string& bucket_help,
+                            const std::string& weight_help);
 
 // Adds `--dialect tvm-0.24|tvm-0.23` (the TVMScript dialect TensorIR is printed in) to a
 // command that prints TensorIR; an unknown value is refused when the options are parsed.

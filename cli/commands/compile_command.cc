@@ -30,7 +30,6 @@
 #include "database/sqlite_database.h"
 #include "ir/model/model_file.h"
 #include "ir/model/model_tasks.h"
-#include "ir/model/shape_buckets.h"
 #include "ir/relax/transform/extract_tasks.h"
 #include "ir/relax/transform/pipeline.h"
 #include "ir/substitute.h"
@@ -52,9 +51,7 @@ struct CompileCommandOptions {
   std::string output;
   std::string func;
   std::vector<std::string> dims;
-  std::vector<std::string> buckets;
-  std::vector<std::string> max_dims;
-  std::vector<std::string> bucket_weights;
+  BucketFlags buckets;
   int64_t default_dim = 128;
   bool symbolic = false;
   std::string device_key;
@@ -164,8 +161,7 @@ int Run(const CompileCommandOptions& o) {
   std::string note;
   try {
     dims = ParseDims(o.dims);
-    ir::model::BucketSpec buckets =
-        ir::model::ParseBucketFlags(o.buckets, o.max_dims, o.bucket_weights);
+    ir::model::BucketSpec buckets = o.buckets.Parse();
     // The fallback: the model with only --dim bound, correct at any value of the others.
     ir::model::ModelInput input = ir::model::LoadModel(o.model, dims, o.func);
     std::vector<std::string> free = ir::model::EntrySymbolicDims(input.module, input.entry);
@@ -310,12 +306,10 @@ Command RegisterCompileCommand(CLI::App& parent) {
       ->required();
   app->add_option("--func", o->func, "the Relax function that is the model");
   app->add_option("--dim", o->dims, "bind a named dimension of the ONNX inputs, NAME=VALUE");
-  app->add_option("--bucket", o->buckets,
-                  "a graph per value of a symbolic dim, NAME=V1,V2,... (or NAME with --max-dim: "
-                  "powers of two), beside the symbolic fallback; repeatable");
-  app->add_option("--max-dim", o->max_dims, "the largest bucket of a bare --bucket NAME, NAME=V");
-  app->add_option("--bucket-weight", o->bucket_weights,
-                  "accepted as tune run takes it (NAME=V:W); it does not change the artifact");
+  AddBucketFlags(app, &o->buckets,
+                 "a graph per value of a symbolic dim, NAME=V1,V2,... (or NAME with --max-dim: "
+                 "powers of two), beside the symbolic fallback; repeatable",
+                 "accepted as tune run takes it (NAME=V:W); it does not change the artifact");
   app->add_option("--default-dim", o->default_dim,
                   "value of an ONNX model's symbolic dims neither bound nor bucketed, when "
                   "--dim or --bucket is given (as tune run binds them)")

@@ -34,7 +34,6 @@
 #include "cli/commands/task_table.h"
 #include "ir/analysis/flop_count.h"
 #include "ir/model/model_tasks.h"
-#include "ir/model/shape_buckets.h"
 #include "ir/structural.h"
 #include "ir/substitute.h"
 #include "ir/text/parser.h"
@@ -63,9 +62,7 @@ struct RunOptions {
   std::string output;
   std::vector<std::string> dims;
   int64_t default_dim = 128;
-  std::vector<std::string> buckets;
-  std::vector<std::string> max_dims;
-  std::vector<std::string> bucket_weights;
+  BucketFlags buckets;
   int threads = 0;
   int build_jobs = 0;
   double min_repeat_ms = 100;
@@ -217,7 +214,7 @@ int Run(const RunOptions& o) {
   ir::model::BucketSpec buckets;
   std::vector<search::TuneTask> tasks;
   try {
-    buckets = ir::model::ParseBucketFlags(o.buckets, o.max_dims, o.bucket_weights);
+    buckets = o.buckets.Parse();
     KILN_CHECK(extension != ".tir" || (buckets.empty() && o.dims.empty()), ErrorKind::kParse,
                o.input +
                    ": --dim and --bucket specialise a model; a TensorIR file's kernels "
@@ -391,12 +388,10 @@ Command RegisterRunCommand(CLI::App& parent) {
   app->add_option("--default-dim", o->default_dim,
                   "value of an ONNX model's symbolic dims not bound with --dim")
       ->check(CLI::PositiveNumber);
-  app->add_option("--bucket", o->buckets,
-                  "tune the model at each of these values of a symbolic dim, NAME=V1,V2,... "
-                  "(repeatable; a bare NAME takes powers of two up to --max-dim)");
-  app->add_option("--max-dim", o->max_dims, "the largest bucket of a bare --bucket NAME, NAME=V");
-  app->add_option("--bucket-weight", o->bucket_weights,
-                  "how much a bucket counts in the task scheduler, NAME=V:W (1 by default)");
+  AddBucketFlags(app, &o->buckets,
+                 "tune the model at each of these values of a symbolic dim, NAME=V1,V2,... "
+                 "(repeatable; a bare NAME takes powers of two up to --max-dim)",
+                 "how much a bucket counts in the task scheduler, NAME=V:W (1 by default)");
   app->add_option("--threads", o->threads, "threads of a kernel (0: every core)")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--build-jobs", o->build_jobs, "parallel builds (0: every core)")

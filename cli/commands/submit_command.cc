@@ -13,7 +13,6 @@
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
 #include "cli/commands/service_client.h"
-#include "ir/model/shape_buckets.h"
 #include "support/error.h"
 
 namespace kiln::cli {
@@ -41,9 +40,7 @@ struct SubmitOptions {
   // How a model with symbolic dims is specialised, as `tune run` does.
   std::vector<std::string> dims;
   int64_t default_dim = 0;
-  std::vector<std::string> buckets;
-  std::vector<std::string> max_dims;
-  std::vector<std::string> bucket_weights;
+  BucketFlags buckets;
 };
 
 }  // namespace
@@ -99,19 +96,15 @@ Command RegisterSubmitCommand(CLI::App& parent) {
                        "value of the symbolic dims neither bound nor bucketed (default 128)")
            ->check(CLI::PositiveNumber),
        [options](nlohmann::json& j) { j["default_dim"] = options->default_dim; }},
-      {app->add_option("--bucket", options->buckets,
-                       "tune the model at each of these values of a symbolic dim, "
-                       "NAME=V1,V2,... (repeatable; a bare NAME takes powers of two up to "
-                       "--max-dim)"),
+      {AddBucketFlags(app, &options->buckets,
+                      "tune the model at each of these values of a symbolic dim, "
+                      "NAME=V1,V2,... (repeatable; a bare NAME takes powers of two up to "
+                      "--max-dim)",
+                      "how much a bucket counts in the task scheduler, NAME=V:W (1 by default)"),
        [options](nlohmann::json& j) {
-         j["buckets"] = ir::model::BucketSpecToJson(ir::model::ParseBucketFlags(
-             options->buckets, options->max_dims, options->bucket_weights));
+         j["buckets"] = ir::model::BucketSpecToJson(options->buckets.Parse());
        }},
   };
-  app->add_option("--max-dim", options->max_dims,
-                  "the largest bucket of a bare --bucket NAME, NAME=V");
-  app->add_option("--bucket-weight", options->bucket_weights,
-                  "how much a bucket counts in the task scheduler, NAME=V:W (1 by default)");
   return {app, [options, job_options]() {
             KILN_CHECK(options->trials > 0, ErrorKind::kParse,
                        "tune submit: --trials must be positive");
