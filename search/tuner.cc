@@ -71,8 +71,9 @@ struct Tuner::State {
   std::vector<TuneContext> contexts;
   std::vector<std::unique_ptr<SearchStrategy>> strategies;
   std::vector<TaskProgress> progress;
-  std::vector<int> rounds_in_flight;  // per task: rounds submitted and not yet released
-  std::vector<int> rounds_open;       // per task: rounds submitted and not yet finished
+  std::vector<int> rounds_in_flight;             // per task: rounds submitted and not yet released
+  std::vector<int> rounds_open;                  // per task: rounds submitted and not yet finished
+  std::vector<std::map<size_t, double>> shared;  // per task: family member -> best handed
   std::unique_ptr<TaskScheduler> scheduler;
   TuneReport report;
   std::unordered_map<int64_t, Round> rounds;
@@ -96,7 +97,6 @@ struct Tuner::State {
   void Stop(size_t task, const std::string& why);
   // Hands `task`'s search the best traces of its family found since it was last handed them.
   void ShareFamilyBest(size_t task);
-  std::vector<std::map<size_t, double>> shared;  // per task: family member -> best handed
   void Refresh(double wall);
 };
 

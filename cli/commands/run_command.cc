@@ -333,6 +333,7 @@ int Run(const RunOptions& o) {
     AddBuckets(model, tasks_json);
     for (const json& t : tasks_json) {
       out << json{{"task", t["name"]},
+                  {"bucket", t.value("bucket", json())},
                   {"workload_hash", t["workload_hash"]},
                   {"latency_s", t["best_latency_s"]},
                   {"trace", t["best_trace"]}}
