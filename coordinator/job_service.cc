@@ -9,6 +9,7 @@
 #include "cost_model/random_cost_model.h"
 #include "cost_model/xgb_cost_model.h"
 #include "ir/analysis/flop_count.h"
+#include "ir/model/model_tasks.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
@@ -368,7 +369,7 @@ void JobService::RunJob(int64_t job_id) {
       task.name = t.name;
       task.workload = ir::ParsePrimFunc(w->tvmscript, "workload " + t.workload_hash);
       task.weight = t.weight;
-      if (bucketed) task.family = t.name.substr(0, t.name.find(" ("));
+      if (bucketed) task.family = ir::model::TaskFamily(t.name);
       try {
         task.flop = ir::EstimateFlops(task.workload, {});
       } catch (const Error&) {

@@ -96,15 +96,11 @@ Command RegisterSubmitCommand(CLI::App& parent) {
                        "value of the symbolic dims neither bound nor bucketed (default 128)")
            ->check(CLI::PositiveNumber),
        [options](nlohmann::json& j) { j["default_dim"] = options->default_dim; }},
-      {AddBucketFlags(app, &options->buckets,
-                      "tune the model at each of these values of a symbolic dim, "
-                      "NAME=V1,V2,... (repeatable; a bare NAME takes powers of two up to "
-                      "--max-dim)",
-                      "how much a bucket counts in the task scheduler, NAME=V:W (1 by default)"),
-       [options](nlohmann::json& j) {
-         j["buckets"] = ir::model::BucketSpecToJson(options->buckets.Parse());
-       }},
   };
+  AddBucketFlags(app, &options->buckets,
+                 "tune the model at each of these values of a symbolic dim, NAME=V1,V2,... "
+                 "(repeatable; a bare NAME takes powers of two up to --max-dim)",
+                 "how much a bucket counts in the task scheduler, NAME=V:W (1 by default)");
   return {app, [options, job_options]() {
             KILN_CHECK(options->trials > 0, ErrorKind::kParse,
                        "tune submit: --trials must be positive");
@@ -120,6 +116,10 @@ Command RegisterSubmitCommand(CLI::App& parent) {
             for (const auto& [option, put] : job_options) {
               if (option->count() > 0) put(sent);
             }
+            // Checked here as `tune run` checks them: a --max-dim or --bucket-weight of a dim
+            // that is not bucketed is an error, not dropped.
+            ir::model::BucketSpec buckets = options->buckets.Parse();
+            if (!buckets.empty()) sent["buckets"] = ir::model::BucketSpecToJson(buckets);
             submit.options = sent.dump();
             schemas::Message reply = Request(address, submit, 60);
             const auto* submitted = std::get_if<schemas::SubmittedMsg>(&reply);

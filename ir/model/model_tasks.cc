@@ -79,6 +79,8 @@ std::string ModelTasks::TaskLabel(size_t i) const {
   return task.name + " (" + served + ")";
 }
 
+std::string TaskFamily(const std::string& label) { return label.substr(0, label.find(" (")); }
+
 std::vector<std::string> EntrySymbolicDims(const relax::IRModule& module,
                                            const std::string& entry) {
   const relax::Function* f = module.LookupFunction(entry);

@@ -65,6 +65,11 @@ struct ModelTasks {
   }
 };
 
+// The operator a TaskLabel names, the label without its buckets: "fused_matmul" for
+// "fused_matmul (seq=32)". Tasks of one operator in several buckets share it (a family, whose
+// searches share their best traces: search/tuner.h).
+std::string TaskFamily(const std::string& label);
+
 // Throws kiln::Error: from LoadModel (kIO, kParse, kUnsupported); kParse naming the dim when a
 // --dim or --bucket names a dim the model does not have (listing those it has) or a dim is both
 // bound and bucketed; kUnsupported when a Relax model has symbolic dims (they cannot be bound

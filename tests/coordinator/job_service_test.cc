@@ -222,9 +222,12 @@ TEST_F(JobServiceTest, ASubmittedModelIsSpecialisedByItsDimsAndBuckets) {
   std::optional<database::Job> bucketed = db_.GetJob(jobs_->SubmitJob(submit));
   ASSERT_TRUE(bucketed.has_value());
   std::set<std::string> labels;
+  std::map<std::string, int> family_sizes;  // an operator's tasks over the buckets
   for (const database::JobTask& t : bucketed->tasks) {
     labels.insert(t.name.substr(t.name.find(" (")));
+    ++family_sizes[ir::model::TaskFamily(t.name)];
   }
+  for (const auto& [family, size] : family_sizes) EXPECT_EQ(size, 2) << family;
   EXPECT_TRUE(labels.count(" (batch=1)")) << ::testing::PrintToString(labels);
   EXPECT_TRUE(labels.count(" (batch=8)")) << ::testing::PrintToString(labels);
 
