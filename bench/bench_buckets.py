@@ -4,8 +4,11 @@ On the bundled transformer block (symbolic seq_len; buckets 16, 32, 64, 128, 256
 
   1. each bucket tuned alone: `tune run --bucket seq_len=V --trials T` into its own database;
   2. all buckets tuned in one job: `tune run --bucket seq_len=16,32,... --trials J`, where J is
-     half of buckets x T by default: tasks shared by buckets are tuned once, each bucket's
-     search is handed its neighbours' best traces, and one cost model serves them all;
+     by default T for the median bucket and T/4 for each other (the tuner's family follower
+     share, search/task_scheduler/family_plan.h), 2/5 of buckets x T for five buckets: tasks
+     shared by buckets are tuned once; of an operator at several lengths the median length is
+     tuned first with a whole budget, and each other length starts from its tuned neighbour's
+     best traces carried to its shape; one cost model serves them all;
   3. compiled: untuned (no database), each alone-tuned bucket, and the jointly tuned model (every
      bucket's graph beside the symbolic fallback); `tune bench` times each at each bucket's
      length and at an off-bucket length that only the fallback serves.
@@ -18,6 +21,9 @@ length against the nearest tuned bucket, and what choosing the graph costs a cal
 ratios are the figures.
 
     .venv/bin/python bench/bench_buckets.py --tune build/cli/tune [--trials 220] [--json]
+
+--keep DIR --reuse-alone takes the alone tunings from an earlier run's DIR (they are the same
+for the same arguments and seed) and runs the rest.
 """
 import argparse
 import json
@@ -40,6 +46,13 @@ def tune(binary, args, timeout=7200):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def fresh_db(path):
+    """No records of an earlier run: a stored record seeds the search."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    return path
+
+
 def bench(binary, artifact, dim, value, args):
     return tune(binary, ["bench", str(artifact), "--dim", f"{dim}={value}", "--repeat",
                          str(args.repeat), "--min-repeat-ms", str(args.min_repeat_ms)]
@@ -56,15 +69,20 @@ def main():
                         help="a length between buckets: the fallback serves it")
     parser.add_argument("--trials", type=int, default=220, help="trials of each bucket alone")
     parser.add_argument("--joint-trials", type=int, default=0,
-                        help="trials of the joint job (default: half of buckets x --trials)")
+                        help="trials of the joint job (default: --trials for one bucket and a "
+                             "quarter of it for each other)")
     parser.add_argument("--threads", type=int, default=0, help="kernel threads (0: every core)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--min-repeat-ms", type=float, default=100)
     parser.add_argument("--keep", type=Path, help="keep databases and artifacts here")
+    parser.add_argument("--reuse-alone", action="store_true",
+                        help="take the alone tunings from --keep's earlier run where they are")
     parser.add_argument("--json", action="store_true", help="one JSON object on the last line")
     args = parser.parse_args()
     buckets = [int(v) for v in args.buckets.split(",")]
-    joint_trials = args.joint_trials or len(buckets) * args.trials // 2
+    if args.reuse_alone and args.keep is None:
+        sys.exit("--reuse-alone needs --keep: the folder of the earlier run")
+    joint_trials = args.joint_trials or round(args.trials * (1 + (len(buckets) - 1) / 4))
     work = args.keep or Path(tempfile.mkdtemp(prefix="kiln-buckets-"))
     work.mkdir(parents=True, exist_ok=True)
     spec = f"{args.dim}={','.join(map(str, buckets))}"
@@ -73,15 +91,24 @@ def main():
         alone = {}
         for b in buckets:
             db = work / f"alone_{b}.db"
+            saved = work / f"alone_{b}.json"
+            if args.reuse_alone and saved.exists() and (work / f"alone_{b}.kiln").exists():
+                alone[b] = json.loads(saved.read_text())
+                if alone[b].get("trials_asked") == args.trials:
+                    print(f"alone {args.dim}={b}: reused ({alone[b]['wall_s']:.0f} s)", flush=True)
+                    continue
+            fresh_db(db)
             run = tune(args.tune, ["run", str(args.model), "--bucket", f"{args.dim}={b}",
                                    "--trials", str(args.trials), "--db", str(db)] + common)
             tune(args.tune, ["compile", str(args.model), "--bucket", f"{args.dim}={b}", "--db",
                              str(db), "--library", "never", "-o", str(work / f"alone_{b}.kiln")])
             alone[b] = {"wall_s": run["wall_s"], "trials": run["total_trials"],
-                        "tasks": len(run["tasks"])}
+                        "tasks": len(run["tasks"]), "trials_asked": args.trials}
+            saved.write_text(json.dumps(alone[b]))
             print(f"alone {args.dim}={b}: {run['total_trials']} trials, {len(run['tasks'])} "
                   f"tasks, {run['wall_s']:.0f} s", flush=True)
         db = work / "joint.db"
+        fresh_db(db)
         joint = tune(args.tune, ["run", str(args.model), "--bucket", spec, "--trials",
                                  str(joint_trials), "--db", str(db)] + common)
         hinted = sum(t.get("hinted", 0) for t in joint["tasks"])

@@ -65,6 +65,11 @@ JobOptions ParseJobOptions(const json& j) {
         Bad(key, "a number of milliseconds in 0..60000", value);
       }
       o.min_repeat_ms = value.get<double>();
+    } else if (key == "family_share") {
+      if (!value.is_number() || !(value.get<double>() >= 0 && value.get<double>() <= 1)) {
+        Bad(key, "a number in 0..1", value);
+      }
+      o.family_share = value.get<double>();
     } else if (key == "num_threads") {
       o.num_threads = static_cast<uint32_t>(Integer(value, key, 0, 4096));
     } else if (key == "dims") {
@@ -78,12 +83,11 @@ JobOptions ParseJobOptions(const json& j) {
     } else if (key == "buckets") {
       o.buckets = ir::model::BucketSpecFromJson(value, "submit options: buckets");
     } else {
-      throw Error(
-          ErrorKind::kParse,
-          "submit options: unknown option '" + key +
-              "' (known: strategy, seed, population, trials_per_round, trials_per_task, "
-              "task_scheduler, cost_model, measure_untuned, min_repeat_ms, num_threads, dims, "
-              "default_dim, buckets)");
+      throw Error(ErrorKind::kParse,
+                  "submit options: unknown option '" + key +
+                      "' (known: strategy, seed, population, trials_per_round, trials_per_task, "
+                      "task_scheduler, cost_model, measure_untuned, min_repeat_ms, num_threads, "
+                      "family_share, dims, default_dim, buckets)");
     }
   }
   return o;
@@ -101,6 +105,7 @@ json JobOptionsToJson(const JobOptions& o) {
   if (o.measure_untuned) j["measure_untuned"] = *o.measure_untuned;
   if (o.min_repeat_ms) j["min_repeat_ms"] = *o.min_repeat_ms;
   if (o.num_threads) j["num_threads"] = *o.num_threads;
+  if (o.family_share) j["family_share"] = *o.family_share;
   if (!o.dims.empty()) j["dims"] = o.dims;
   if (o.default_dim) j["default_dim"] = *o.default_dim;
   if (!o.buckets.empty()) j["buckets"] = ir::model::BucketSpecToJson(o.buckets);
@@ -127,6 +132,7 @@ void ApplyJobOptions(const JobOptions& o, search::TunerOptions& tuner,
   if (o.measure_untuned) tuner.measure_untuned = *o.measure_untuned;
   if (o.min_repeat_ms) settings.timing.min_repeat_ms = *o.min_repeat_ms;
   if (o.num_threads) settings.num_threads = *o.num_threads;
+  if (o.family_share) tuner.family_follower_share = *o.family_share;
 }
 
 }  // namespace kiln::coordinator

@@ -4,7 +4,7 @@
 // optional: an absent one keeps the coordinator's default.
 //   {"strategy": "evolutionary", "seed": 7, "population": 256, "trials_per_round": 32,
 //    "trials_per_task": 0, "task_scheduler": "gradient", "cost_model": "xgb",
-//    "measure_untuned": true, "min_repeat_ms": 50, "num_threads": 2,
+//    "measure_untuned": true, "min_repeat_ms": 50, "num_threads": 2, "family_share": 0.25,
 //    "dims": {"batch": 1}, "default_dim": 128,
 //    "buckets": [{"name": "seq", "values": [16, 32], "weights": {"32": 2}}]}
 // The last three specialise an ONNX model with symbolic dims as `tune run` does
@@ -33,6 +33,7 @@ struct JobOptions {
   std::optional<bool> measure_untuned;        // time each workload as written
   std::optional<double> min_repeat_ms;        // timing: a repeat lasts at least this long
   std::optional<uint32_t> num_threads;        // threads of a parallel kernel; 0: every core
+  std::optional<double> family_share;         // a bucket family follower's share of its lead
   std::map<std::string, int64_t> dims;        // symbolic dims bound in every bucket
   std::optional<int64_t> default_dim;         // the dims neither bound nor bucketed
   ir::model::BucketSpec buckets;

@@ -74,6 +74,12 @@ struct Tuner::State {
   std::vector<int> rounds_in_flight;             // per task: rounds submitted and not yet released
   std::vector<int> rounds_open;                  // per task: rounds submitted and not yet finished
   std::vector<std::map<size_t, double>> shared;  // per task: family member -> best handed
+  FamilyPlan families;
+  // Staged families: the trials the leads (and the tasks of no family) share, and how many of
+  // them went out; per task, whether a follower's budget has been set (once it stops waiting).
+  int64_t lead_trials = std::numeric_limits<int64_t>::max();
+  int64_t lead_submitted = 0;
+  std::vector<bool> released;
   std::unique_ptr<TaskScheduler> scheduler;
   TuneReport report;
   std::unordered_map<int64_t, Round> rounds;
@@ -95,8 +101,12 @@ struct Tuner::State {
   // options.round_tail_fraction of it is outstanding, and ends it when nothing is.
   void Advance(int64_t round_id);
   void Stop(size_t task, const std::string& why);
-  // Hands `task`'s search the best traces of its family found since it was last handed them.
+  // Hands `task`'s search the best traces of its nearest family members found since it was
+  // last handed them.
   void ShareFamilyBest(size_t task);
+  // True while `task` waits for its family parent to finish (family_plan.h); once it does
+  // not, a follower's budget is set.
+  bool Waiting(size_t task);
   void Refresh(double wall);
 };
 
@@ -118,14 +128,26 @@ void Tuner::State::Setup() {
   KILN_CHECK(options.round_tail_fraction >= 0 && options.round_tail_fraction < 1, ErrorKind::kParse,
              "round tail fraction: a number in [0, 1) expected, got " +
                  std::to_string(options.round_tail_fraction));
+  std::vector<std::string> family_names;
+  std::vector<double> flops;
+  for (const TuneTask& task : tasks) {
+    family_names.push_back(task.family);
+    flops.push_back(task.flop);
+  }
+  families = PlanFamilies(family_names, flops, options.family_follower_share);
   if (options.trials_per_round == 0) {
     // Every task should get a round, and a second to build on the first, within the budget.
-    int64_t tasks_count = std::max<int64_t>(1, static_cast<int64_t>(tasks.size()));
-    int64_t share = options.max_trials_global / (2 * tasks_count);
+    double units = 0;
+    for (double s : families.share) units += s;
+    units = std::max(1.0, units);
+    auto budget = static_cast<double>(options.max_trials_global);
+    auto share = static_cast<int64_t>(budget / (2 * units));
     // A budget too small for two rounds of 8 per task is shared out in one round each.
-    if (share < 8) share = std::max<int64_t>(1, options.max_trials_global / tasks_count);
+    if (share < 8) share = std::max<int64_t>(1, static_cast<int64_t>(budget / units));
     options.trials_per_round = static_cast<int>(std::min<int64_t>(share, 64));
   }
+  if (families.staged) lead_trials = LeadTrials(families, options.max_trials_global);
+  released.assign(tasks.size(), false);
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TuneTask& task = tasks[i];
     TaskReport r;
@@ -141,6 +163,7 @@ void Tuner::State::Setup() {
       }
     }
     r.seeded_seconds = r.best_seconds;
+    if (families.parent[i]) r.starts_from = tasks[*families.parent[i]].name;
     if (r.best_seconds > 0) r.curve.emplace_back(0, r.best_seconds);
     report.tasks.push_back(std::move(r));
     TaskProgress p;
@@ -172,12 +195,42 @@ void Tuner::State::Setup() {
   shared.resize(tasks.size());
 }
 
+bool Tuner::State::Waiting(size_t task) {
+  std::optional<size_t> parent = families.parent[task];
+  if (!parent) return false;
+  if (TaskAlive(progress[*parent]) || rounds_open[*parent] > 0) return true;
+  if (!released[task]) {
+    // Its lead is done: its budget is its share of what the lead got, within what the global
+    // budget has left once the other released followers' budgets are kept and a trial is kept
+    // for each follower still waiting (families of unlike sizes could spend it all else).
+    released[task] = true;
+    int64_t available = options.max_trials_global - submitted;
+    for (size_t j = 0; j < tasks.size(); ++j) {
+      if (j == task || !families.parent[j]) continue;
+      if (!released[j]) {
+        available -= 1;
+      } else if (TaskAlive(progress[j])) {
+        available -= progress[j].max_trials - progress[j].trials;
+      }
+    }
+    int64_t budget = FollowerTrials(families, task, progress[families.lead[task]].trials);
+    budget = std::max<int64_t>(1, std::min(budget, available));
+    progress[task].max_trials = std::min(progress[task].max_trials, budget);
+  }
+  return false;
+}
+
 void Tuner::State::ShareFamilyBest(size_t task) {
-  if (tasks[task].family.empty() || !strategies[task]) return;
+  if (!strategies[task]) return;
+  // The two nearest shapes with a best: farther ones carry over worse, and each hint is a
+  // trial of the round.
+  constexpr size_t kMaxMembers = 2;
   std::vector<Trace> best;
-  for (size_t j = 0; j < tasks.size(); ++j) {
+  size_t members = 0;
+  for (size_t j : families.nearest[task]) {
     const TaskReport& other = report.tasks[j];
-    if (j == task || tasks[j].family != tasks[task].family || !other.best_trace) continue;
+    if (!other.best_trace) continue;
+    if (members++ == kMaxMembers) break;
     auto [it, fresh] = shared[task].try_emplace(j, other.best_seconds);
     if (!fresh && it->second == other.best_seconds) continue;
     it->second = other.best_seconds;
@@ -215,14 +268,18 @@ bool Tuner::State::SubmitRound() {
   while (global_left > 0) {
     std::vector<TaskProgress> view = progress;
     for (size_t i = 0; i < view.size(); ++i) {
-      // A task with its rounds in flight waits for results before another round.
+      // A task with its rounds in flight waits for results before another round, and a family
+      // follower for its parent to finish.
       if (rounds_in_flight[i] >= options.max_rounds_in_flight) view[i].exhausted = true;
+      if (Waiting(i)) view[i].exhausted = true;
       view[i].rounds_in_flight = rounds_in_flight[i];
     }
     std::optional<size_t> next = scheduler->Next(view);
     if (!next) return false;
     size_t task = *next;
-    int64_t n = RoundTrials(progress[task], options.trials_per_round, global_left);
+    bool lead = !families.parent[task];
+    int64_t left = lead ? std::min(global_left, lead_trials - lead_submitted) : global_left;
+    int64_t n = RoundTrials(progress[task], options.trials_per_round, left);
     if (n <= 0) {
       Stop(task, "");
       continue;
@@ -262,6 +319,7 @@ bool Tuner::State::SubmitRound() {
     round.candidates = std::move(candidates);
     progress[task].trials += static_cast<int64_t>(round.candidates.size());
     submitted += static_cast<int64_t>(round.candidates.size());
+    if (lead) lead_submitted += static_cast<int64_t>(round.candidates.size());
     ++rounds_in_flight[task];
     ++rounds_open[task];
     measurer.Submit(std::move(requests));

@@ -22,6 +22,7 @@
 #include "search/strategy/evolutionary_search.h"
 #include "search/strategy/replay_trace.h"
 #include "search/strategy/search_strategy.h"
+#include "search/task_scheduler/family_plan.h"
 #include "search/task_scheduler/task_scheduler.h"
 
 namespace kiln::search {
@@ -33,9 +34,10 @@ struct TuneTask {
   double flop = 0;                           // per call, for GFLOP/s
   std::map<std::string, int64_t> dims = {};  // values of symbolic dims, if any
   std::vector<MeasuredTrace> seeds = {};     // measured traces from earlier jobs
-  // Tasks of one family are one operator at several shapes (a model's shape buckets): each
-  // task's search is handed the best traces its family finds (trace_transfer.h), and `hints`,
-  // best traces of the family stored by earlier jobs, from the start. Empty: no family.
+  // Tasks of one family are one operator at several shapes (a model's shape buckets): they are
+  // tuned in the order and with the budgets of a FamilyPlan (family_plan.h), each task's search
+  // handed the best traces of its nearest members (trace_transfer.h), and `hints`, best traces
+  // of the family stored by earlier jobs, from the start. Empty: no family.
   std::string family = {};
   std::vector<Trace> hints = {};
 };
@@ -44,8 +46,13 @@ struct TunerOptions {
   int64_t max_trials_global = 1000;
   int64_t max_trials_per_task = 0;  // 0: only the global budget
   // Candidates per measurement round; 0: 64, or fewer when the budget is small for the
-  // number of tasks (two rounds per task of at least 8, else one round per task).
+  // number of tasks (two rounds per task of at least 8, else one round per task; a family
+  // follower counts as its share of a task).
   int trials_per_round = 64;
+  // A family follower's budget against its lead's (family_plan.h): 0.25 tunes a family of five
+  // shapes in 2/5 of the trials of five separate tunings. 0: no staging, every member tuned at
+  // once with a whole budget.
+  double family_follower_share = 0.25;
   std::string strategy = "evolutionary";  // or "random" (replay-trace)
   EvolutionaryOptions evolutionary = {};
   ReplayTraceOptions replay = {};
@@ -83,6 +90,8 @@ struct TaskReport {
   // The best of the task's seeds (measured before this run); 0 when none. The run starts
   // from it: best_seconds is never worse.
   double seeded_seconds = 0;
+  // The family member this task waited for and started from (family_plan.h); empty if none.
+  std::string starts_from;
   bool done = false;    // no more trials will be spent on it
   std::string failure;  // why it stopped early, if it did
   // Measurement outcomes other than ok, by kind: the result kinds, "unchecked", "machinery",

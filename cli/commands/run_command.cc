@@ -54,6 +54,7 @@ struct RunOptions {
   int64_t trials = 0;
   int64_t trials_per_task = 0;
   int trials_per_round = 0;
+  double family_share = search::TunerOptions{}.family_follower_share;
   std::string strategy = "evolutionary";
   std::string cost_model = "xgb";
   std::string task_scheduler = "gradient";
@@ -178,6 +179,7 @@ json ReportJson(const search::TuneReport& report) {
          {"errors", t.errors},
          {"first_error", t.first_error},
          {"hinted", t.search.hinted},
+         {"starts_from", t.starts_from},
          {"failure", t.failure}});
   }
   return {{"tasks", tasks},
@@ -251,7 +253,8 @@ int Run(const RunOptions& o) {
                   {"cost_model", o.cost_model},
                   {"measure_untuned", true},
                   {"min_repeat_ms", o.min_repeat_ms},
-                  {"num_threads", o.threads}};
+                  {"num_threads", o.threads},
+                  {"family_share", o.family_share}};
   // What the model was specialised to, on record with the job.
   std::map<std::string, int64_t> bound = ParseDims(o.dims);
   bound.insert(model.defaulted.begin(), model.defaulted.end());
@@ -376,6 +379,11 @@ Command RegisterRunCommand(CLI::App& parent) {
   app->add_option("--trials-per-round", o->trials_per_round,
                   "candidates per measurement round (0: 64, fewer for many tasks)")
       ->check(CLI::NonNegativeNumber);
+  app->add_option("--family-share", o->family_share,
+                  "with buckets: each bucket's budget for an operator as a share of the median "
+                  "bucket's, which is tuned first (0: all at once)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app->add_option("--strategy", o->strategy, "evolutionary or random (replay-trace)")
       ->check(CLI::IsMember({"evolutionary", "random"}));
   app->add_option("--cost-model", o->cost_model, "xgb, random or none")

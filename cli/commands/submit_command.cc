@@ -36,6 +36,7 @@ struct SubmitOptions {
   std::string cost_model;
   double min_repeat_ms = 0;
   int threads = 0;
+  double family_share = 0;
   bool no_untuned = false;
   // How a model with symbolic dims is specialised, as `tune run` does.
   std::vector<std::string> dims;
@@ -86,6 +87,11 @@ Command RegisterSubmitCommand(CLI::App& parent) {
       {app->add_option("--threads", options->threads, "threads of a kernel (0: every core)")
            ->check(CLI::NonNegativeNumber),
        [options](nlohmann::json& j) { j["num_threads"] = options->threads; }},
+      {app->add_option("--family-share", options->family_share,
+                       "with buckets: each bucket's budget for an operator as a share of the "
+                       "median bucket's, which is tuned first (0: all at once; default 0.25)")
+           ->check(CLI::Range(0.0, 1.0)),
+       [options](nlohmann::json& j) { j["family_share"] = options->family_share; }},
       {app->add_flag("--no-untuned", options->no_untuned,
                      "do not time each kernel as written for comparison"),
        [options](nlohmann::json& j) { j["measure_untuned"] = !options->no_untuned; }},

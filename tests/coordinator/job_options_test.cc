@@ -16,7 +16,8 @@ TEST(JobOptions, EachOptionAppliesAndAbsentOnesKeepTheDefaults) {
                       {"population", 64},       {"trials_per_round", 16},
                       {"trials_per_task", 100}, {"task_scheduler", "round-robin"},
                       {"cost_model", "random"}, {"measure_untuned", false},
-                      {"min_repeat_ms", 25.5},  {"num_threads", 1}};
+                      {"min_repeat_ms", 25.5},  {"num_threads", 1},
+                      {"family_share", 0.5}};
   JobOptions o = ParseJobOptions(j);
   EXPECT_EQ(JobOptionsToJson(o), j);
   search::TunerOptions tuner;
@@ -33,6 +34,7 @@ TEST(JobOptions, EachOptionAppliesAndAbsentOnesKeepTheDefaults) {
   EXPECT_FALSE(tuner.measure_untuned);
   EXPECT_EQ(settings.timing.min_repeat_ms, 25.5);
   EXPECT_EQ(settings.num_threads, 1u);
+  EXPECT_EQ(tuner.family_follower_share, 0.5);
 
   search::TunerOptions defaults;
   schemas::MeasureSettings default_settings;
@@ -56,6 +58,7 @@ TEST(JobOptions, BadValuesAreRefusedByName) {
       {{{"measure_untuned", 1}}, "measure_untuned must be true or false"},
       {{{"min_repeat_ms", -1}}, "min_repeat_ms must be"},
       {{{"num_threads", 100000}}, "num_threads must be in 0..4096"},
+      {{{"family_share", 1.5}}, "family_share must be a number in 0..1"},
       {{{"colour", "red"}}, "unknown option 'colour'"},
       {nlohmann::json::array(), "a JSON object expected"},
   };

@@ -1,11 +1,13 @@
 // Task scheduling policies: round robin in turn, gradient-based after a round-robin start,
-// budgets per task and overall, and the factory's names.
+// budgets per task and overall, the factory's names, and the family plan (leads, waits,
+// budgets of one operator at several shapes).
 #include "search/task_scheduler/task_scheduler.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
+#include "search/task_scheduler/family_plan.h"
 #include "search/task_scheduler/gradient_based.h"
 #include "support/error.h"
 
@@ -131,6 +133,65 @@ TEST(TaskSchedulerTest, UnknownPolicyIsNamed) {
     EXPECT_EQ(e.kind(), ErrorKind::kParse);
     EXPECT_NE(std::string(e.what()).find("'fastest'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("round-robin or gradient"), std::string::npos);
+  }
+}
+
+TEST(FamilyPlanTest, TheMedianShapeLeadsAndEachOtherWaitsForItsNeighbourTowardsIt) {
+  // A matmul at seq 16..256, listed out of order, beside a task of no family and a family of
+  // one shape (nothing to stage).
+  std::vector<std::string> family = {"mm", "mm", "", "mm", "mm", "mm", "softmax"};
+  std::vector<double> flop = {128, 16, 5, 256, 64, 32, 7};  // by seq_len
+  FamilyPlan plan = PlanFamilies(family, flop, 0.25);
+  EXPECT_TRUE(plan.staged);
+  // Lead: seq 64 (task 4). 32 and 128 start from it, 16 from 32, 256 from 128.
+  EXPECT_FALSE(plan.parent[4].has_value());
+  EXPECT_EQ(plan.parent[5], std::optional<size_t>(4));
+  EXPECT_EQ(plan.parent[0], std::optional<size_t>(4));
+  EXPECT_EQ(plan.parent[1], std::optional<size_t>(5));
+  EXPECT_EQ(plan.parent[3], std::optional<size_t>(0));
+  EXPECT_FALSE(plan.parent[2].has_value());
+  EXPECT_FALSE(plan.parent[6].has_value());
+  EXPECT_EQ(plan.share, (std::vector<double>{0.25, 0.25, 1, 0.25, 1, 0.25, 1}));
+  // Nearest on a log scale: from 128, 256 and 64 are equally near (first in work order wins),
+  // then 32, then 16.
+  EXPECT_EQ(plan.nearest[0], (std::vector<size_t>{4, 3, 5, 1}));
+  EXPECT_EQ(plan.nearest[1], (std::vector<size_t>{5, 4, 0, 3}));
+  EXPECT_TRUE(plan.nearest[2].empty());
+  EXPECT_TRUE(plan.nearest[6].empty());
+
+  EXPECT_EQ(plan.lead, (std::vector<size_t>{4, 4, 2, 4, 4, 4, 6}));
+
+  // Budgets: 3 leads + 4 followers at a quarter = 4 units; of 400 trials the leads share 300.
+  EXPECT_EQ(LeadTrials(plan, 400), 300);
+  // A follower gets its share of what its lead got, at least 1.
+  EXPECT_EQ(FollowerTrials(plan, 1, 80), 20);
+  EXPECT_EQ(FollowerTrials(plan, 1, 2), 1);
+}
+
+TEST(FamilyPlanTest, TwoShapesLeadWithTheLargerAndShareZeroStagesNothing) {
+  FamilyPlan two = PlanFamilies({"mm", "mm"}, {100, 200}, 0.5);
+  EXPECT_EQ(two.parent[0], std::optional<size_t>(1));
+  EXPECT_FALSE(two.parent[1].has_value());
+  EXPECT_EQ(two.share, (std::vector<double>{0.5, 1}));
+  EXPECT_EQ(LeadTrials(two, 90), 60);
+
+  FamilyPlan flat = PlanFamilies({"mm", "mm", "mm"}, {1, 2, 4}, 0);
+  EXPECT_FALSE(flat.staged);
+  for (const auto& parent : flat.parent) EXPECT_FALSE(parent.has_value());
+  EXPECT_EQ(flat.share, (std::vector<double>{1, 1, 1}));
+  EXPECT_EQ(flat.nearest[0], (std::vector<size_t>{1, 2}));  // still shared, nearest first
+  EXPECT_EQ(LeadTrials(flat, 90), 90);
+}
+
+TEST(FamilyPlanTest, AShareOutsideZeroToOneIsNamed) {
+  for (double share : {-0.5, 1.5}) {
+    try {
+      PlanFamilies({"mm"}, {1}, share);
+      FAIL() << "expected an error for " << share;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kParse);
+      EXPECT_NE(std::string(e.what()).find("follower share"), std::string::npos) << e.what();
+    }
   }
 }
 

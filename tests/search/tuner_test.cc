@@ -33,6 +33,8 @@ class RecordingMeasurer : public AsyncMeasurer {
     for (const MeasureRequest& r : requests) {
       submitted_hashes.push_back(ir::StructuralHash(r.scheduled));
       ++submitted_per_task[r.task_name];
+      submitted_at.emplace_back(r.task_name, responses.size());
+      task_of[r.id] = r.task_name;
     }
     inner_.Submit(std::move(requests));
   }
@@ -45,7 +47,10 @@ class RecordingMeasurer : public AsyncMeasurer {
 
   std::vector<uint64_t> submitted_hashes;
   std::map<std::string, int> submitted_per_task;
-  std::vector<size_t> pending_at_submit;  // requests not yet collected, at each Submit
+  // Per request in submission order: its task and how many responses had come back.
+  std::vector<std::pair<std::string, size_t>> submitted_at;
+  std::map<uint64_t, std::string> task_of;  // request id -> task
+  std::vector<size_t> pending_at_submit;    // requests not yet collected, at each Submit
   std::vector<MeasureResponse> responses;
 
  private:
@@ -271,8 +276,9 @@ TEST(EvolutionarySeeds, StoredRecordsSeedCleanlyAndAreNotProposedAgain) {
 }
 
 TEST_F(TunerTest, TasksOfOneFamilyAreHandedEachOthersBestTraces) {
-  // One matmul at two shapes, as two shape buckets give it: each task's search is handed the
-  // other's best trace carried to its shape and measures it; a task of no family gets none.
+  // One matmul at two shapes, as two shape buckets give it, tuned at once (no staging): each
+  // task's search is handed the other's best trace carried to its shape and measures it; a
+  // task of no family gets none.
   LocalMeasurer local(MeasureOptions());
   RecordingMeasurer recording(local);
   std::vector<TuneTask> tasks = {
@@ -284,6 +290,7 @@ TEST_F(TunerTest, TasksOfOneFamilyAreHandedEachOthersBestTraces) {
   options.trials_per_round = 4;  // three rounds a task at least
   options.measure_untuned = false;
   options.task_scheduler = "round-robin";
+  options.family_follower_share = 0;
   Tuner tuner(tasks, options, recording, CpuSpace(), nullptr);
   TuneReport report = tuner.Run();
   ASSERT_EQ(report.tasks.size(), 3u);
@@ -300,6 +307,59 @@ TEST_F(TunerTest, TasksOfOneFamilyAreHandedEachOthersBestTraces) {
                                        ReplayTrace(tasks[i].workload, *report.tasks[i].best_trace)),
               "");
   }
+}
+
+TEST_F(TunerTest, AFamilyFollowerStartsFromItsFinishedLeadWithAShareOfItsTrials) {
+  // One matmul at three shapes: m=64 leads and gets the leads' part of the budget (36 trials
+  // over 1 + 0.5 + 0.5 units: 18); m=32 and m=128 wait until every result of it is in, then
+  // start from its best trace carried to their shapes and spend half of its 18 trials.
+  LocalMeasurer local(MeasureOptions());
+  RecordingMeasurer recording(local);
+  auto matmul = [](int64_t m) {
+    return TuneTask{.name = "matmul (m=" + std::to_string(m) + ")",
+                    .workload = testing::MakeMatmul(m, 64, 64),
+                    .flop = 2.0 * static_cast<double>(m) * 64 * 64,
+                    .family = "matmul"};
+  };
+  std::vector<TuneTask> tasks = {matmul(128), matmul(32), matmul(64)};
+  TunerOptions options = SmallOptions(36);
+  options.trials_per_round = 6;
+  options.measure_untuned = false;
+  options.family_follower_share = 0.5;
+  Tuner tuner(tasks, options, recording, CpuSpace(), nullptr);
+  TuneReport report = tuner.Run();
+  ASSERT_EQ(report.tasks.size(), 3u);
+  EXPECT_EQ(recording.submitted_per_task["matmul (m=64)"], 18);
+  EXPECT_EQ(recording.submitted_per_task["matmul (m=32)"], 9);
+  EXPECT_EQ(recording.submitted_per_task["matmul (m=128)"], 9);
+  EXPECT_EQ(report.total_trials, 36);
+  EXPECT_EQ(report.tasks[0].starts_from, "matmul (m=64)");
+  EXPECT_EQ(report.tasks[1].starts_from, "matmul (m=64)");
+  EXPECT_EQ(report.tasks[2].starts_from, "");
+  // Every follower request went out after every lead result came back.
+  bool follower_seen = false;
+  for (const auto& [task, answered] : recording.submitted_at) {
+    if (task == "matmul (m=64)") {
+      EXPECT_FALSE(follower_seen) << "the lead went on after a follower";
+    }
+    if (task != "matmul (m=32)" && task != "matmul (m=128)") continue;
+    follower_seen = true;
+    int lead_results = 0;
+    for (size_t r = 0; r < answered; ++r) {
+      lead_results += recording.task_of[recording.responses[r].id] == "matmul (m=64)";
+    }
+    EXPECT_EQ(lead_results, 18) << task << " went out before its lead was done";
+  }
+  EXPECT_TRUE(follower_seen);
+  // The followers were handed the lead's best; the lead nothing.
+  EXPECT_GT(report.tasks[0].search.hinted, 0);
+  EXPECT_GT(report.tasks[1].search.hinted, 0);
+  EXPECT_EQ(report.tasks[2].search.hinted, 0);
+  for (const TaskReport& r : report.tasks) {
+    EXPECT_GT(r.best_seconds, 0) << r.name;
+    EXPECT_TRUE(r.done) << r.name;
+  }
+  ExpectHonestMeasurements(recording);
 }
 
 }  // namespace
