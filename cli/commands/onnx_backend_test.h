@@ -2,7 +2,8 @@
 // output_*.pb, the layout of ONNX's own node tests) through Kiln: import, the tuning pipeline
 // (legalize, fold, fuse), the reference executor, and a comparison with the expected outputs
 // as ONNX's backend tests make it (numpy's allclose: |actual - expected| <= atol + rtol *
-// |expected|, NaN equal to NaN; integers and booleans exactly). `tune onnx-test` prints these
+// |expected|, NaN equal to NaN; integers and booleans exactly; bfloat16 at rtol 2^-6 or more,
+// two of its ulps, as ONNX's runner does). `tune onnx-test` prints these
 // results; the node-test suite in tests/cli checks them for every supported op.
 #pragma once
 

@@ -71,7 +71,11 @@ Outputs Conv(NodeContext& ctx) {
       .Set("padding", w.Padding2D())
       .Set("dilation", Window::To2D(w.dilations, 1))
       .Set("groups", group);
+  DataType dtype = ctx.InputDType(0);
+  bool widen = IsFloat16Or(dtype);
+  if (widen) attrs.Set("out_dtype", DataType::Float(32));  // sums in float32, then rounded
   Expr y = ctx.Call("nn.conv2d", {x, weight}, attrs);
+  if (widen) y = RoundTo(ctx, y, dtype);
   if (rank == 3) y = ctx.Call("squeeze", {y}, relax::Attrs().Set("axis", {2}));
   if (ctx.HasInput(2)) y = AddChannelBias(ctx, y, 2, rank);
   return {y};
@@ -335,8 +339,11 @@ Expr AlongAxis(NodeContext& ctx, const std::string& op, const Expr& x, int axis,
     return ctx.Call("astype", {ctx.Call("equal", {best, positions})},
                     relax::Attrs().Set("dtype", dtype));
   }
-  return ctx.Call(op == "Softmax" ? "nn.softmax" : "nn.log_softmax", {x},
-                  relax::Attrs().Set("axis", axis));
+  DataType dtype = ctx.InputDType(0);
+  bool widen = IsFloat16Or(dtype);  // the sum of exponentials in float32, then rounded
+  Expr y = ctx.Call(op == "Softmax" ? "nn.softmax" : "nn.log_softmax",
+                    {widen ? ToFloat32(ctx, x) : x}, relax::Attrs().Set("axis", axis));
+  return widen ? RoundTo(ctx, y, dtype) : y;
 }
 
 Outputs SoftmaxFamily(NodeContext& ctx) {

@@ -104,6 +104,21 @@ std::optional<Expr> EmptyReduction(NodeContext& ctx, const std::vector<int64_t>&
   return relax::Constant(fill);
 }
 
+// ReduceMax (ReduceMin) of floats. Relax's max starts from the lowest finite value, as TVM's
+// does (and Kiln keeps its kernels equal to TVM's): a slice of -inf only, such as an attention
+// row masked whole, would give that where ONNX gives -inf. The slices with another value are
+// found alongside (the max of x != -inf) and the others set to -inf.
+Expr FloatExtremum(NodeContext& ctx, const Expr& x, const relax::Attrs& attrs, bool max) {
+  DataType dtype = ctx.InputDType(0);
+  double inf = std::numeric_limits<double>::infinity();
+  Expr extremum = ctx.Call(max ? "max" : "min", {x}, attrs);
+  Expr bound = ctx.Scalar(max ? -inf : inf, dtype);
+  Expr other = ctx.Call("astype", {ctx.Call("not_equal", {x, bound})},
+                        relax::Attrs().Set("dtype", DataType::Int(8)));
+  Expr none = ctx.Call("equal", {ctx.Call("max", {other}, attrs), ctx.Scalar(0, DataType::Int(8))});
+  return ctx.Call("where", {none, bound, extremum});
+}
+
 Outputs Reduce(NodeContext& ctx) {
   const std::string& op = ctx.node().op_type;
   int rank = ctx.InputRank(0);
@@ -123,6 +138,9 @@ Outputs Reduce(NodeContext& ctx) {
     Expr as_int = ctx.Call("astype", {x}, relax::Attrs().Set("dtype", DataType::Int(8)));
     Expr r = ctx.Call(op == "ReduceMax" ? "max" : "min", {as_int}, attrs);
     return {ctx.Call("astype", {r}, relax::Attrs().Set("dtype", DataType::Bool()))};
+  }
+  if (ctx.InputDType(0).is_float() && (op == "ReduceMax" || op == "ReduceMin")) {
+    return {FloatExtremum(ctx, x, attrs, op == "ReduceMax")};
   }
   static const std::map<std::string, const char*> kDirect = {
       {"ReduceSum", "sum"}, {"ReduceMean", "mean"}, {"ReduceMax", "max"},

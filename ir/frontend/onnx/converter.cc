@@ -513,6 +513,16 @@ void RequireFloatInput(NodeContext& ctx, size_t i) {
   }
 }
 
+bool IsFloat16Or(DataType dtype) { return dtype.is_float() && dtype.bits() == 16; }
+
+relax::Expr ToFloat32(NodeContext& ctx, const relax::Expr& x) {
+  return ctx.Call("astype", {x}, relax::Attrs().Set("dtype", DataType::Float(32)));
+}
+
+relax::Expr RoundTo(NodeContext& ctx, const relax::Expr& x, DataType dtype) {
+  return ctx.Call("astype", {x}, relax::Attrs().Set("dtype", dtype));
+}
+
 // ---- ConverterTable ---------------------------------------------------------------------------
 
 const ConverterTable& ConverterTable::Global() {

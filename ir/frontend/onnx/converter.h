@@ -257,5 +257,12 @@ relax::Expr Reverse(NodeContext& ctx, const relax::Expr& x, int axis);
 std::string DTypeName(DataType dtype);
 // Unsupported unless input `i` has a floating-point dtype.
 void RequireFloatInput(NodeContext& ctx, size_t i);
+// 16-bit floats (float16, bfloat16) are stored at 16 bits and computed at 32: an op that sums
+// (MatMul, Conv, Softmax) accumulates in float32 and rounds its result once, as ONNX Runtime's
+// kernels and ONNX's reference do; summing at 16 bits loses a bit every few terms.
+bool IsFloat16Or(DataType dtype);
+// `x` in float32 (unchanged if it is already) and back to `dtype` (unchanged if equal).
+relax::Expr ToFloat32(NodeContext& ctx, const relax::Expr& x);
+relax::Expr RoundTo(NodeContext& ctx, const relax::Expr& x, DataType dtype);
 
 }  // namespace kiln::ir::frontend::onnx

@@ -45,10 +45,12 @@ std::vector<int64_t> Padding4(const OpCall& call) {
   Fail(call, "attribute 'padding' needs 1, 2 or 4 values, got " + IntsToString(p));
 }
 
-// (in + pad_total - dilation * (kernel - 1) - 1) // stride + 1, rounded up with ceil_mode.
+// (in + pad_total - dilation * (kernel - 1) - 1) // stride + 1, rounded up with ceil_mode;
+// then a last window that would start in the end padding is dropped (as ONNX and PyTorch
+// define it): every window starts before in + pad_before.
 PrimExpr WindowOutput(const OpCall& call, const char* what, const PrimExpr& in,
-                      const PrimExpr& kernel, int64_t pad_total, int64_t stride, int64_t dilation,
-                      bool ceil_mode) {
+                      const PrimExpr& kernel, int64_t pad_before, int64_t pad_total, int64_t stride,
+                      int64_t dilation, bool ceil_mode) {
   if (stride < 1 || dilation < 1) {
     Fail(call, "strides and dilation must be positive, got stride " + std::to_string(stride) +
                    " and dilation " + std::to_string(dilation));
@@ -56,7 +58,11 @@ PrimExpr WindowOutput(const OpCall& call, const char* what, const PrimExpr& in,
   PrimExpr span =
       in + DimConst(pad_total) - DimConst(dilation) * (kernel - DimConst(1)) - DimConst(1);
   if (ceil_mode) span = span + DimConst(stride - 1);
-  PrimExpr out = SimplifyDim(FloorDiv(span, DimConst(stride)) + DimConst(1));
+  PrimExpr out = FloorDiv(span, DimConst(stride)) + DimConst(1);
+  if (ceil_mode) {
+    out = Min(out, FloorDiv(in + DimConst(pad_before - 1), DimConst(stride)) + DimConst(1));
+  }
+  out = SimplifyDim(out);
   if (auto v = AsConstInt(out); v && *v < 1) {
     Fail(call, std::string(what) + " " + DimToString(SimplifyDim(in)) + " with padding " +
                    std::to_string(pad_total) + " is smaller than the kernel " +
@@ -92,9 +98,9 @@ StructInfo InferConv2d(const OpCall& call) {
     Fail(call, "output channels " + std::to_string(*o) + " are not divisible by groups " +
                    std::to_string(groups));
   }
-  PrimExpr h = WindowOutput(call, "input height", xs[2], ws[2], pad[0] + pad[2], strides[0],
+  PrimExpr h = WindowOutput(call, "input height", xs[2], ws[2], pad[0], pad[0] + pad[2], strides[0],
                             dilation[0], false);
-  PrimExpr wd = WindowOutput(call, "input width", xs[3], ws[3], pad[1] + pad[3], strides[1],
+  PrimExpr wd = WindowOutput(call, "input width", xs[3], ws[3], pad[1], pad[1] + pad[3], strides[1],
                              dilation[1], false);
   return TensorStructInfo({xs[0], ws[0], h, wd}, dtype);
 }
@@ -143,9 +149,9 @@ StructInfo InferPool2d(const OpCall& call) {
   bool ceil_mode = call.attrs.GetBool("ceil_mode");
   if (!x->shape) return TensorStructInfo(x->dtype, 4);
   const std::vector<PrimExpr>& xs = *x->shape;
-  PrimExpr h = WindowOutput(call, "input height", xs[2], DimConst(size[0]), pad[0] + pad[2],
+  PrimExpr h = WindowOutput(call, "input height", xs[2], DimConst(size[0]), pad[0], pad[0] + pad[2],
                             strides[0], dilation[0], ceil_mode);
-  PrimExpr w = WindowOutput(call, "input width", xs[3], DimConst(size[1]), pad[1] + pad[3],
+  PrimExpr w = WindowOutput(call, "input width", xs[3], DimConst(size[1]), pad[1], pad[1] + pad[3],
                             strides[1], dilation[1], ceil_mode);
   return TensorStructInfo({xs[0], xs[1], h, w}, x->dtype);
 }

@@ -313,6 +313,9 @@ class BlockFuser {
       }
       outputs.push_back(std::move(o));
     }
+    // Nothing after the group reads what it makes (a zero-size branch whose only reader folded
+    // to a constant): it is dead, and a function of no results is no kernel.
+    if (outputs.empty()) return;
     // The members in order; a returned slot is bound to a Var (a DataflowVar cannot leave the
     // function's block), by its member or by a projection added after the tuple's call.
     BindingBlock body{{}, true};

@@ -106,6 +106,13 @@ TEST_F(RelaxNNTest, Pooling) {
             "R.Tensor((1, 1, 2, 2), \"float32\")");
   EXPECT_EQ(Info(Call("nn.max_pool2d", {Tensor("x", {1, 1, 5, 5})}, ceil_attrs)),
             "R.Tensor((1, 1, 3, 3), \"float32\")");
+  // With ceil_mode a last window that would start in the end padding is dropped, as ONNX and
+  // PyTorch define it: 5 + 1 + 1 padded, windows of 2 every 2 start at 0, 2, 4 (6 would
+  // start in the padding), so 3, not ceil(5 / 2) + 1 = 4.
+  Attrs padded = ceil_attrs;
+  padded.Set("padding", {1});
+  EXPECT_EQ(Info(Call("nn.avg_pool2d", {Tensor("x", {1, 1, 5, 5})}, padded)),
+            "R.Tensor((1, 1, 3, 3), \"float32\")");
   EXPECT_EQ(Info(Call("nn.avg_pool2d", {Tensor("x", {n, 8, h, h})}, floor_attrs)),
             "R.Tensor((n, 8, h // 2, h // 2), \"float32\")");
   EXPECT_EQ(Info(Call("nn.adaptive_avg_pool2d", {Tensor("x", {n, 8, h, w})},

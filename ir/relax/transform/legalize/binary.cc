@@ -2,7 +2,7 @@
 // stage over the result's shape, each operand indexed through BroadcastIndices. A scalar
 // (R.Prim) operand is a scalar of the kernel: its value when known, else a parameter.
 // Integer divide and mod truncate toward zero (C, ONNX), floor_divide and floor_mod round
-// toward negative infinity (numpy).
+// toward negative infinity (numpy; a float floor_mod as numpy computes it, from fmod).
 #include "ir/compute/math.h"
 #include "ir/relax/transform/legalize/compute_util.h"
 
@@ -62,9 +62,15 @@ ir::Expr Mod(const ir::Expr& a, const ir::Expr& b, DataType t) {
   return t.is_float() ? compute::Intrinsic("fmod", {a, b}) : ir::Mod(a, b);
 }
 
+// numpy's float floor mod: C's fmod (exact), moved by the divisor when their signs differ; a
+// zero takes the divisor's sign. a - floor(a / b) * b rounds, and gives NaN for an infinite
+// divisor where numpy gives 3 mod inf = 3 and -3 mod inf = inf.
 ir::Expr FloorMod(const ir::Expr& a, const ir::Expr& b, DataType t) {
   if (!t.is_float()) return ir::FloorMod(a, b);
-  return a - compute::Intrinsic("floor", {a / b}) * b;
+  ir::Expr r = compute::Intrinsic("fmod", {a, b});
+  ir::Expr zero = Const(t, 0);
+  ir::Expr moved = ir::Select((r < zero) != (b < zero), r + b, r);
+  return ir::Select(r == zero, compute::Intrinsic("copysign", {zero, b}), moved);
 }
 
 ir::Expr Power(const ir::Expr& a, const ir::Expr& b, DataType t) {
