@@ -35,7 +35,7 @@ std::vector<Expr> AgreeMatmul(NodeContext& ctx, NodeContext::Operand a, NodeCont
 Outputs MatMul(NodeContext& ctx) {
   std::vector<Expr> ab = AgreeMatmul(ctx, {ctx.Input(0), "input 0"}, {ctx.Input(1), "input 1"});
   DataType dtype = ctx.InputDType(0);
-  if (!IsFloat16Or(dtype)) return {ctx.Call("matmul", ab)};
+  if (!Is16BitFloat(dtype)) return {ctx.Call("matmul", ab)};
   // Products and sums in float32 (the operands widen exactly), one rounding at the end.
   Expr y = ctx.Call("matmul", ab, relax::Attrs().Set("out_dtype", DataType::Float(32)));
   return {RoundTo(ctx, y, dtype)};

@@ -72,7 +72,7 @@ Outputs Conv(NodeContext& ctx) {
       .Set("dilation", Window::To2D(w.dilations, 1))
       .Set("groups", group);
   DataType dtype = ctx.InputDType(0);
-  bool widen = IsFloat16Or(dtype);
+  bool widen = Is16BitFloat(dtype);
   if (widen) attrs.Set("out_dtype", DataType::Float(32));  // sums in float32, then rounded
   Expr y = ctx.Call("nn.conv2d", {x, weight}, attrs);
   if (widen) y = RoundTo(ctx, y, dtype);
@@ -340,7 +340,7 @@ Expr AlongAxis(NodeContext& ctx, const std::string& op, const Expr& x, int axis,
                     relax::Attrs().Set("dtype", dtype));
   }
   DataType dtype = ctx.InputDType(0);
-  bool widen = IsFloat16Or(dtype);  // the sum of exponentials in float32, then rounded
+  bool widen = Is16BitFloat(dtype);  // the sum of exponentials in float32, then rounded
   Expr y = ctx.Call(op == "Softmax" ? "nn.softmax" : "nn.log_softmax",
                     {widen ? ToFloat32(ctx, x) : x}, relax::Attrs().Set("axis", axis));
   return widen ? RoundTo(ctx, y, dtype) : y;

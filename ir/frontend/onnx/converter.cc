@@ -513,7 +513,7 @@ void RequireFloatInput(NodeContext& ctx, size_t i) {
   }
 }
 
-bool IsFloat16Or(DataType dtype) { return dtype.is_float() && dtype.bits() == 16; }
+bool Is16BitFloat(DataType dtype) { return dtype.is_float() && dtype.bits() == 16; }
 
 relax::Expr ToFloat32(NodeContext& ctx, const relax::Expr& x) {
   return ctx.Call("astype", {x}, relax::Attrs().Set("dtype", DataType::Float(32)));

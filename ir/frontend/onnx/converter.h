@@ -260,8 +260,8 @@ void RequireFloatInput(NodeContext& ctx, size_t i);
 // 16-bit floats (float16, bfloat16) are stored at 16 bits and computed at 32: an op that sums
 // (MatMul, Conv, Softmax) accumulates in float32 and rounds its result once, as ONNX Runtime's
 // kernels and ONNX's reference do; summing at 16 bits loses a bit every few terms.
-bool IsFloat16Or(DataType dtype);
-// `x` in float32 (unchanged if it is already) and back to `dtype` (unchanged if equal).
+bool Is16BitFloat(DataType dtype);
+// `x` cast to float32, and `x` cast (rounded) to `dtype`.
 relax::Expr ToFloat32(NodeContext& ctx, const relax::Expr& x);
 relax::Expr RoundTo(NodeContext& ctx, const relax::Expr& x, DataType dtype);
 
