@@ -235,5 +235,31 @@ TEST(OnnxImport, SupportedOpsListIsNotEmpty) {
   }
 }
 
+TEST(OnnxImport, SixteenBitMatMulAndSoftmaxSumInFloat32AndRoundOnce) {
+  // As ONNX Runtime's kernels and ONNX's reference compute them: a float16 MatMul widens its
+  // products and sums to float32 (matmul's out_dtype) and rounds once; Softmax likewise.
+  ModelBuilder b(13);
+  b.Input("a", {4, 8}, ::onnx::TensorProto::FLOAT16)
+      .Input("b", {8, 3}, ::onnx::TensorProto::FLOAT16)
+      .Output("y");
+  b.Node("MatMul", {"a", "b"}, {"ab"});
+  b.Node("Softmax", {"ab"}, {"y"});
+  relax::IRModule m = b.Import();
+  EXPECT_EQ(ReturnInfo(m), "R.Tensor((4, 3), \"float16\")");
+  EXPECT_EQ(CalledOps(m),
+            (std::vector<std::string>{"matmul", "astype", "astype", "nn.softmax", "astype"}));
+}
+
+TEST(OnnxImport, FloatReduceMaxOfOnlyMinusInfinityIsMinusInfinity) {
+  // Relax's max starts from the lowest finite float (as TVM's does); ONNX's ReduceMax of a
+  // slice of -inf only is -inf, so the importer marks such slices: max(x != -inf) and a where.
+  ModelBuilder b(18);
+  b.Input("x", {2, 5}).Output("y");
+  b.InitInts("axes", {1}, {1});
+  b.Node("ReduceMax", {"x", "axes"}, {"y"});
+  std::vector<std::string> ops = CalledOps(b.Import());
+  EXPECT_EQ(ops, (std::vector<std::string>{"max", "not_equal", "astype", "max", "equal", "where"}));
+}
+
 }  // namespace
 }  // namespace kiln::ir::frontend::onnx
