@@ -67,15 +67,25 @@ Outputs Gemm(NodeContext& ctx) {
       std::vector<PrimExpr> product = {sa[0], trans_b ? sb[0] : sb[1]};
       c = ctx.Broadcast({NodeContext::Operand::Fixed("A @ B", product), {c, "input 2"}})[1];
     }
-    if (trans_b && alpha == 1 && beta == 1) return {ctx.Call("linear", {a, b, c})};
   }
-  Expr y = trans_b ? ctx.Call("linear", {a, b}) : ctx.Call("matmul", {a, b});
-  if (alpha != 1) y = ctx.Call("multiply", {y, ctx.Scalar(alpha, dtype)});
-  if (has_c) {
-    if (beta != 1) c = ctx.Call("multiply", {c, ctx.Scalar(beta, dtype)});
-    y = ctx.Call("add", {y, c});
+  // 16-bit floats: products, sums, alpha and beta in float32, one rounding at the end.
+  bool widen = Is16BitFloat(dtype);
+  DataType acc = widen ? DataType::Float(32) : dtype;
+  relax::Attrs out;
+  if (widen) out.Set("out_dtype", acc);
+  Expr y;
+  if (has_c && trans_b && alpha == 1 && beta == 1) {
+    y = ctx.Call("linear", {a, b, c}, out);
+  } else {
+    y = trans_b ? ctx.Call("linear", {a, b}, out) : ctx.Call("matmul", {a, b}, out);
+    if (alpha != 1) y = ctx.Call("multiply", {y, ctx.Scalar(alpha, acc)});
+    if (has_c) {
+      if (widen) c = ToFloat32(ctx, c);
+      if (beta != 1) c = ctx.Call("multiply", {c, ctx.Scalar(beta, acc)});
+      y = ctx.Call("add", {y, c});
+    }
   }
-  return {y};
+  return {widen ? RoundTo(ctx, y, dtype) : y};
 }
 
 }  // namespace

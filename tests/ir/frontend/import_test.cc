@@ -13,6 +13,7 @@ namespace {
 using testing::CalledOps;
 using testing::ModelBuilder;
 using testing::ReturnInfo;
+using testing::SetFloat;
 using testing::SetInt;
 using testing::SetInts;
 using testing::SetString;
@@ -248,6 +249,21 @@ TEST(OnnxImport, SixteenBitMatMulAndSoftmaxSumInFloat32AndRoundOnce) {
   EXPECT_EQ(ReturnInfo(m), "R.Tensor((4, 3), \"float16\")");
   EXPECT_EQ(CalledOps(m),
             (std::vector<std::string>{"matmul", "astype", "astype", "nn.softmax", "astype"}));
+}
+
+TEST(OnnxImport, SixteenBitGemmScalesAndAddsInFloat32) {
+  ModelBuilder b(13);
+  b.Input("a", {4, 8}, ::onnx::TensorProto::FLOAT16)
+      .Input("b", {3, 8}, ::onnx::TensorProto::FLOAT16)
+      .Input("c", {3}, ::onnx::TensorProto::FLOAT16)
+      .Output("y");
+  ::onnx::NodeProto& gemm = b.Node("Gemm", {"a", "b", "c"}, {"y"});
+  SetInt(gemm, "transB", 1);
+  SetFloat(gemm, "alpha", 0.5f);
+  relax::IRModule m = b.Import();
+  EXPECT_EQ(ReturnInfo(m), "R.Tensor((4, 3), \"float16\")");
+  EXPECT_EQ(CalledOps(m),
+            (std::vector<std::string>{"linear", "multiply", "astype", "add", "astype"}));
 }
 
 TEST(OnnxImport, FloatReduceMaxOfOnlyMinusInfinityIsMinusInfinity) {
