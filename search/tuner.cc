@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "ir/structural.h"
+#include "runtime/timing_gate.h"
 #include "search/space/design_space.h"
 #include "search/space/thread_binding.h"
 #include "support/error.h"
@@ -287,6 +288,7 @@ bool Tuner::State::SubmitRound() {
     std::vector<SearchCandidate> candidates;
     ShareFamilyBest(task);
     try {
+      runtime::TimingGate::Work work(runtime::TimingGate::Process());
       candidates = strategies[task]->Generate(static_cast<int>(n));
     } catch (const Error& e) {
       Stop(task, std::string("the search failed: ") + e.what());
@@ -404,6 +406,7 @@ void Tuner::State::NotifyAnswered(Round& round) {
   }
   if (candidates.empty()) return;
   try {
+    runtime::TimingGate::Work work(runtime::TimingGate::Process());  // the model trains here
     strategies[task]->Notify(candidates, seconds);
   } catch (const Error& e) {
     Stop(task, std::string("the search failed on results: ") + e.what());
