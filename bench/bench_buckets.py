@@ -4,8 +4,8 @@ On the bundled transformer block (symbolic seq_len; buckets 16, 32, 64, 128, 256
 
   1. each bucket tuned alone: `tune run --bucket seq_len=V --trials T` into its own database;
   2. all buckets tuned in one job: `tune run --bucket seq_len=16,32,... --trials J`, where J is
-     by default T for the median bucket and T/4 for each other (the tuner's family follower
-     share, search/task_scheduler/family_plan.h), 2/5 of buckets x T for five buckets: tasks
+     by default T for the median bucket and T x --family-share (0.15, the tuner's default,
+     search/task_scheduler/family_plan.h) for each other, 1.6 x T for five buckets: tasks
      shared by buckets are tuned once; of an operator at several lengths the median length is
      tuned first with a whole budget, and each other length starts from its tuned neighbour's
      best traces carried to its shape; one cost model serves them all;
@@ -69,8 +69,10 @@ def main():
                         help="a length between buckets: the fallback serves it")
     parser.add_argument("--trials", type=int, default=220, help="trials of each bucket alone")
     parser.add_argument("--joint-trials", type=int, default=0,
-                        help="trials of the joint job (default: --trials for one bucket and a "
-                             "quarter of it for each other)")
+                        help="trials of the joint job (default: --trials for one bucket and "
+                             "--family-share of it for each other)")
+    parser.add_argument("--family-share", type=float, default=0.15,
+                        help="tune run --family-share of the joint job (and its default trials)")
     parser.add_argument("--threads", type=int, default=0, help="kernel threads (0: every core)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--min-repeat-ms", type=float, default=100)
@@ -82,7 +84,8 @@ def main():
     buckets = [int(v) for v in args.buckets.split(",")]
     if args.reuse_alone and args.keep is None:
         sys.exit("--reuse-alone needs --keep: the folder of the earlier run")
-    joint_trials = args.joint_trials or round(args.trials * (1 + (len(buckets) - 1) / 4))
+    joint_trials = args.joint_trials or round(
+        args.trials * (1 + (len(buckets) - 1) * args.family_share))
     work = args.keep or Path(tempfile.mkdtemp(prefix="kiln-buckets-"))
     work.mkdir(parents=True, exist_ok=True)
     spec = f"{args.dim}={','.join(map(str, buckets))}"
@@ -92,25 +95,27 @@ def main():
         for b in buckets:
             db = work / f"alone_{b}.db"
             saved = work / f"alone_{b}.json"
-            if args.reuse_alone and saved.exists() and (work / f"alone_{b}.kiln").exists():
+            reused = args.reuse_alone and saved.exists() and db.exists()
+            if reused:
                 alone[b] = json.loads(saved.read_text())
-                if alone[b].get("trials_asked") == args.trials:
-                    print(f"alone {args.dim}={b}: reused ({alone[b]['wall_s']:.0f} s)", flush=True)
-                    continue
-            fresh_db(db)
-            run = tune(args.tune, ["run", str(args.model), "--bucket", f"{args.dim}={b}",
-                                   "--trials", str(args.trials), "--db", str(db)] + common)
+                reused = alone[b].get("trials_asked") == args.trials
+            if not reused:
+                fresh_db(db)
+                run = tune(args.tune, ["run", str(args.model), "--bucket", f"{args.dim}={b}",
+                                       "--trials", str(args.trials), "--db", str(db)] + common)
+                alone[b] = {"wall_s": run["wall_s"], "trials": run["total_trials"],
+                            "tasks": len(run["tasks"]), "trials_asked": args.trials}
+                saved.write_text(json.dumps(alone[b]))
+            # Compiled each time (seconds): the artifact follows the compiler, the tuning is kept.
             tune(args.tune, ["compile", str(args.model), "--bucket", f"{args.dim}={b}", "--db",
                              str(db), "--library", "never", "-o", str(work / f"alone_{b}.kiln")])
-            alone[b] = {"wall_s": run["wall_s"], "trials": run["total_trials"],
-                        "tasks": len(run["tasks"]), "trials_asked": args.trials}
-            saved.write_text(json.dumps(alone[b]))
-            print(f"alone {args.dim}={b}: {run['total_trials']} trials, {len(run['tasks'])} "
-                  f"tasks, {run['wall_s']:.0f} s", flush=True)
+            print(f"alone {args.dim}={b}: {alone[b]['trials']} trials, {alone[b]['tasks']} "
+                  f"tasks, {alone[b]['wall_s']:.0f} s{' (reused)' if reused else ''}", flush=True)
         db = work / "joint.db"
         fresh_db(db)
         joint = tune(args.tune, ["run", str(args.model), "--bucket", spec, "--trials",
-                                 str(joint_trials), "--db", str(db)] + common)
+                                 str(joint_trials), "--db", str(db), "--family-share",
+                                 str(args.family_share)] + common)
         hinted = sum(t.get("hinted", 0) for t in joint["tasks"])
         print(f"joint {spec}: {joint['total_trials']} trials, {len(joint['tasks'])} distinct "
               f"tasks, {joint['wall_s']:.0f} s, {hinted} neighbour traces carried", flush=True)

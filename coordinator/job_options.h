@@ -4,7 +4,7 @@
 // optional: an absent one keeps the coordinator's default.
 //   {"strategy": "evolutionary", "seed": 7, "population": 256, "trials_per_round": 32,
 //    "trials_per_task": 0, "task_scheduler": "gradient", "cost_model": "xgb",
-//    "measure_untuned": true, "min_repeat_ms": 50, "num_threads": 2, "family_share": 0.25,
+//    "measure_untuned": true, "min_repeat_ms": 50, "num_threads": 2, "family_share": 0.15,
 //    "dims": {"batch": 1}, "default_dim": 128,
 //    "buckets": [{"name": "seq", "values": [16, 32], "weights": {"32": 2}}]}
 // The last three specialise an ONNX model with symbolic dims as `tune run` does

@@ -49,10 +49,11 @@ struct TunerOptions {
   // number of tasks (two rounds per task of at least 8, else one round per task; a family
   // follower counts as its share of a task).
   int trials_per_round = 64;
-  // A family follower's budget against its lead's (family_plan.h): 0.25 tunes a family of five
-  // shapes in 2/5 of the trials of five separate tunings. 0: no staging, every member tuned at
-  // once with a whole budget.
-  double family_follower_share = 0.25;
+  // A family follower's budget against its lead's (family_plan.h): 0.15 tunes a family of five
+  // shapes in 1.6 buckets' trials; on the transformer block's five lengths that took 0.48 of
+  // five separate tunings' wall time with every bucket as fast or faster (bench/README.md).
+  // 0: no staging, every member tuned at once with a whole budget.
+  double family_follower_share = 0.15;
   std::string strategy = "evolutionary";  // or "random" (replay-trace)
   EvolutionaryOptions evolutionary = {};
   ReplayTraceOptions replay = {};

@@ -89,7 +89,7 @@ Command RegisterSubmitCommand(CLI::App& parent) {
        [options](nlohmann::json& j) { j["num_threads"] = options->threads; }},
       {app->add_option("--family-share", options->family_share,
                        "with buckets: each bucket's budget for an operator as a share of the "
-                       "median bucket's, which is tuned first (0: all at once; default 0.25)")
+                       "median bucket's, which is tuned first (0: all at once; default 0.15)")
            ->check(CLI::Range(0.0, 1.0)),
        [options](nlohmann::json& j) { j["family_share"] = options->family_share; }},
       {app->add_flag("--no-untuned", options->no_untuned,
