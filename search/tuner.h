@@ -50,8 +50,8 @@ struct TunerOptions {
   // follower counts as its share of a task).
   int trials_per_round = 64;
   // A family follower's budget against its lead's (family_plan.h): 0.15 tunes a family of five
-  // shapes in 1.6 buckets' trials; on the transformer block's five lengths that took 0.48 of
-  // five separate tunings' wall time with every bucket as fast or faster (bench/README.md).
+  // shapes in 1.6 buckets' trials; on the transformer block's five lengths that took 0.48-0.52
+  // of five separate tunings' wall time for models near theirs or faster (bench/README.md).
   // 0: no staging, every member tuned at once with a whole budget.
   double family_follower_share = 0.15;
   std::string strategy = "evolutionary";  // or "random" (replay-trace)
