@@ -158,7 +158,11 @@ TEST_F(RunCommandTest, AnInterruptCancelsTheJobAndKeepsItsMeasurements) {
   std::string db_path = (dir_ / "tuning.db").string();
   // A budget far beyond the time allowed: SIGINT arrives while the job runs.
   runtime::ProcessOptions options;
+  // --foreground: the one SIGINT goes to tune alone, as a terminal's Ctrl-C does. Without it
+  // timeout also signals its own process group, and a second SIGINT that arrives after the
+  // first was handled ends the process, as it should for a user who presses Ctrl-C twice.
   options.argv = {"timeout",
+                  "--foreground",
                   "--preserve-status",
                   "-s",
                   "INT",
