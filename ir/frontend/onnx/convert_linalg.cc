@@ -38,7 +38,7 @@ Outputs MatMul(NodeContext& ctx) {
   if (!Is16BitFloat(dtype)) return {ctx.Call("matmul", ab)};
   // Products and sums in float32 (the operands widen exactly), one rounding at the end.
   Expr y = ctx.Call("matmul", ab, relax::Attrs().Set("out_dtype", DataType::Float(32)));
-  return {RoundTo(ctx, y, dtype)};
+  return {AsType(ctx, y, dtype)};
 }
 
 Outputs Gemm(NodeContext& ctx) {
@@ -80,12 +80,12 @@ Outputs Gemm(NodeContext& ctx) {
     y = trans_b ? ctx.Call("linear", {a, b}, out) : ctx.Call("matmul", {a, b}, out);
     if (alpha != 1) y = ctx.Call("multiply", {y, ctx.Scalar(alpha, acc)});
     if (has_c) {
-      if (widen) c = ToFloat32(ctx, c);
+      if (widen) c = AsType(ctx, c, DataType::Float(32));
       if (beta != 1) c = ctx.Call("multiply", {c, ctx.Scalar(beta, acc)});
       y = ctx.Call("add", {y, c});
     }
   }
-  return {widen ? RoundTo(ctx, y, dtype) : y};
+  return {widen ? AsType(ctx, y, dtype) : y};
 }
 
 }  // namespace

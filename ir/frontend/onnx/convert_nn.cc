@@ -75,7 +75,7 @@ Outputs Conv(NodeContext& ctx) {
   bool widen = Is16BitFloat(dtype);
   if (widen) attrs.Set("out_dtype", DataType::Float(32));  // sums in float32, then rounded
   Expr y = ctx.Call("nn.conv2d", {x, weight}, attrs);
-  if (widen) y = RoundTo(ctx, y, dtype);
+  if (widen) y = AsType(ctx, y, dtype);
   if (rank == 3) y = ctx.Call("squeeze", {y}, relax::Attrs().Set("axis", {2}));
   if (ctx.HasInput(2)) y = AddChannelBias(ctx, y, 2, rank);
   return {y};
@@ -341,9 +341,10 @@ Expr AlongAxis(NodeContext& ctx, const std::string& op, const Expr& x, int axis,
   }
   DataType dtype = ctx.InputDType(0);
   bool widen = Is16BitFloat(dtype);  // the sum of exponentials in float32, then rounded
-  Expr y = ctx.Call(op == "Softmax" ? "nn.softmax" : "nn.log_softmax",
-                    {widen ? ToFloat32(ctx, x) : x}, relax::Attrs().Set("axis", axis));
-  return widen ? RoundTo(ctx, y, dtype) : y;
+  Expr y =
+      ctx.Call(op == "Softmax" ? "nn.softmax" : "nn.log_softmax",
+               {widen ? AsType(ctx, x, DataType::Float(32)) : x}, relax::Attrs().Set("axis", axis));
+  return widen ? AsType(ctx, y, dtype) : y;
 }
 
 Outputs SoftmaxFamily(NodeContext& ctx) {

@@ -113,8 +113,7 @@ Expr FloatExtremum(NodeContext& ctx, const Expr& x, const relax::Attrs& attrs, b
   double inf = std::numeric_limits<double>::infinity();
   Expr extremum = ctx.Call(max ? "max" : "min", {x}, attrs);
   Expr bound = ctx.Scalar(max ? -inf : inf, dtype);
-  Expr other = ctx.Call("astype", {ctx.Call("not_equal", {x, bound})},
-                        relax::Attrs().Set("dtype", DataType::Int(8)));
+  Expr other = AsType(ctx, ctx.Call("not_equal", {x, bound}), DataType::Int(8));
   Expr none = ctx.Call("equal", {ctx.Call("max", {other}, attrs), ctx.Scalar(0, DataType::Int(8))});
   return ctx.Call("where", {none, bound, extremum});
 }

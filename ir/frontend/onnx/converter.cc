@@ -515,11 +515,7 @@ void RequireFloatInput(NodeContext& ctx, size_t i) {
 
 bool Is16BitFloat(DataType dtype) { return dtype.is_float() && dtype.bits() == 16; }
 
-relax::Expr ToFloat32(NodeContext& ctx, const relax::Expr& x) {
-  return ctx.Call("astype", {x}, relax::Attrs().Set("dtype", DataType::Float(32)));
-}
-
-relax::Expr RoundTo(NodeContext& ctx, const relax::Expr& x, DataType dtype) {
+relax::Expr AsType(NodeContext& ctx, const relax::Expr& x, DataType dtype) {
   return ctx.Call("astype", {x}, relax::Attrs().Set("dtype", dtype));
 }
 

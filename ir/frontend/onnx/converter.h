@@ -261,8 +261,7 @@ void RequireFloatInput(NodeContext& ctx, size_t i);
 // (MatMul, Conv, Softmax) accumulates in float32 and rounds its result once, as ONNX Runtime's
 // kernels and ONNX's reference do; summing at 16 bits loses a bit every few terms.
 bool Is16BitFloat(DataType dtype);
-// `x` cast to float32, and `x` cast (rounded) to `dtype`.
-relax::Expr ToFloat32(NodeContext& ctx, const relax::Expr& x);
-relax::Expr RoundTo(NodeContext& ctx, const relax::Expr& x, DataType dtype);
+// `x` cast to `dtype` (Relax's astype).
+relax::Expr AsType(NodeContext& ctx, const relax::Expr& x, DataType dtype);
 
 }  // namespace kiln::ir::frontend::onnx
