@@ -179,6 +179,7 @@ json ReportJson(const search::TuneReport& report) {
          {"errors", t.errors},
          {"first_error", t.first_error},
          {"hinted", t.search.hinted},
+         {"search_s", t.search.seconds},
          {"starts_from", t.starts_from},
          {"failure", t.failure}});
   }

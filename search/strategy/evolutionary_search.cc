@@ -25,12 +25,13 @@ EvolutionarySearch::EvolutionarySearch(const TuneContext& context, DesignSpace s
       model_(model),
       options_(options),
       rng_(context.seed) {
-  KILN_CHECK(options_.population_size > 0 && options_.genetic_num_iters >= 0 &&
+  KILN_CHECK(options_.population_size > 0 && options_.population_per_trial >= 0 &&
+                 options_.min_population > 0 && options_.genetic_num_iters >= 0 &&
                  options_.init_measured_ratio >= 0 && options_.init_measured_ratio <= 1 &&
                  options_.eps_greedy >= 0 && options_.eps_greedy <= 1 &&
                  options_.genetic_mutate_prob >= 0 && options_.genetic_mutate_prob <= 1,
              ErrorKind::kParse,
-             "evolutionary search options: population > 0, generations >= 0 and the "
+             "evolutionary search options: populations > 0, generations >= 0 and the "
              "ratios and probabilities in [0, 1] expected");
   space_.Initialize(context_);
   sketches_ = SketchTraces(space_, context_);
@@ -81,12 +82,20 @@ std::optional<SearchCandidate> EvolutionarySearch::ReplaySeed(const Trace& trace
   return MakeSearchCandidate(Candidate{trace, trace, recorded});
 }
 
-std::vector<SearchCandidate> EvolutionarySearch::SampleFresh(int wanted, int min_valid) {
+int EvolutionarySearch::RoundPopulation(int n) const {
+  if (options_.population_per_trial <= 0) return options_.population_size;
+  int64_t wanted =
+      std::max<int64_t>(options_.min_population, int64_t{n} * options_.population_per_trial);
+  return static_cast<int>(std::min<int64_t>(options_.population_size, wanted));
+}
+
+std::vector<SearchCandidate> EvolutionarySearch::SampleFresh(int wanted, int min_valid,
+                                                             int population) {
   std::vector<SearchCandidate> out;
   std::unordered_set<uint64_t> seen;
   int valid_unmeasured = 0;
-  int64_t draws = options_.max_sample_draws > 0 ? options_.max_sample_draws
-                                                : 4 * int64_t{options_.population_size} + 100;
+  int64_t draws =
+      options_.max_sample_draws > 0 ? options_.max_sample_draws : 4 * int64_t{population} + 100;
   while (draws-- > 0 && (static_cast<int>(out.size()) < wanted || valid_unmeasured < min_valid)) {
     const Trace& sketch =
         sketches_[static_cast<size_t>(rng_.UniformInt(0, static_cast<int64_t>(sketches_.size())))];
@@ -136,7 +145,7 @@ std::optional<SearchCandidate> EvolutionarySearch::Mutate(const SearchCandidate&
 }
 
 std::vector<SearchCandidate> EvolutionarySearch::NextGeneration(
-    const std::vector<SearchCandidate>& population, const std::vector<double>& scores) {
+    const std::vector<SearchCandidate>& population, const std::vector<double>& scores, int size) {
   // Parents in proportion to their score; a model's scores may be negative or all zero.
   std::vector<double> weights(scores.size());
   double low = *std::min_element(scores.begin(), scores.end());
@@ -145,7 +154,7 @@ std::vector<SearchCandidate> EvolutionarySearch::NextGeneration(
   }
   std::vector<SearchCandidate> next;
   std::unordered_set<uint64_t> seen;
-  for (int slot = 0; slot < options_.population_size; ++slot) {
+  for (int slot = 0; slot < size; ++slot) {
     for (int attempt = 0; attempt < options_.genetic_max_fail_count; ++attempt) {
       const SearchCandidate& parent =
           population[static_cast<size_t>(SampleWeighted(rng_, weights))];
@@ -199,15 +208,21 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
   // Initial population: the best measured, then fresh samples.
   std::sort(measured_.begin(), measured_.end(),
             [](const Measured& a, const Measured& b) { return a.run_seconds < b.run_seconds; });
-  size_t num_seeds = std::min(measured_.size(), static_cast<size_t>(options_.population_size *
-                                                                    options_.init_measured_ratio));
-  std::vector<SearchCandidate> population;
-  for (size_t i = 0; i < num_seeds; ++i) population.push_back(measured_[i].candidate);
-  std::vector<SearchCandidate> fresh =
-      SampleFresh(options_.population_size - static_cast<int>(num_seeds),
-                  std::min(options_.init_min_unmeasured, n));
-  population.insert(population.end(), fresh.begin(), fresh.end());
-  population.insert(population.end(), hints_.begin(), hints_.end());
+  int population_size = RoundPopulation(n);
+  size_t num_seeds = 0;
+  std::vector<SearchCandidate> population, fresh;
+  // Carried traces are measured first: a round they fill needs no evolution (a family
+  // follower's first rounds), and those left over wait for the next round.
+  bool evolve = static_cast<int>(hints_.size()) < n;
+  if (evolve) {
+    num_seeds = std::min(measured_.size(),
+                         static_cast<size_t>(population_size * options_.init_measured_ratio));
+    for (size_t i = 0; i < num_seeds; ++i) population.push_back(measured_[i].candidate);
+    fresh = SampleFresh(population_size - static_cast<int>(num_seeds),
+                        std::min(options_.init_min_unmeasured, n), population_size);
+    population.insert(population.end(), fresh.begin(), fresh.end());
+    population.insert(population.end(), hints_.begin(), hints_.end());
+  }
 
   // Generations: every unproposed candidate met is kept with its latest score.
   std::unordered_map<uint64_t, std::pair<double, SearchCandidate>> pool;
@@ -220,7 +235,7 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
       pool.insert_or_assign(population[i].hash, std::make_pair(scores[i], population[i]));
     }
     if (gen == options_.genetic_num_iters) break;
-    population = NextGeneration(population, scores);
+    population = NextGeneration(population, scores, population_size);
   }
 
   std::vector<std::pair<double, SearchCandidate>> ranked;
@@ -246,8 +261,15 @@ std::vector<SearchCandidate> EvolutionarySearch::Generate(int n) {
     auto score = score_of.find(c.hash);
     pending_[c.hash] = {origin, score == score_of.end() ? std::nan("") : score->second, round_};
   };
-  for (const SearchCandidate& hint : hints_) take(hint);
-  hints_.clear();
+  std::vector<SearchCandidate> hints_left;
+  for (SearchCandidate& hint : hints_) {
+    if (static_cast<int>(out.size()) < n) {
+      take(hint);
+    } else {
+      hints_left.push_back(std::move(hint));
+    }
+  }
+  hints_ = std::move(hints_left);
   for (const auto& [score, candidate] : ranked) {
     if (static_cast<int>(out.size()) >= n - num_random) break;
     take(candidate);

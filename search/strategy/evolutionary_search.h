@@ -19,6 +19,11 @@ namespace kiln::search {
 
 struct EvolutionaryOptions {
   int population_size = 512;
+  // A round of n candidates evolves a population of min(population_size, max(min_population,
+  // n * population_per_trial)): a family follower's round of 3 needs no 512 (0: always
+  // population_size).
+  int population_per_trial = 64;
+  int min_population = 64;
   double init_measured_ratio = 0.2;  // share of the population seeded from measured traces
   int init_min_unmeasured = 50;      // fresh samples the population needs at least
   int max_sample_draws = 0;          // draws for the fresh samples; 0: 4 * population + 100
@@ -67,10 +72,12 @@ class EvolutionarySearch : public SearchStrategy {
     std::vector<double> predicted, throughput;
   };
   void LogRound(int64_t round, const RoundLog& log) const;
-  std::vector<SearchCandidate> SampleFresh(int wanted, int min_valid);
+  // The population a round of `n` candidates evolves.
+  int RoundPopulation(int n) const;
+  std::vector<SearchCandidate> SampleFresh(int wanted, int min_valid, int population);
   std::vector<double> Score(const std::vector<SearchCandidate>& population);
   std::vector<SearchCandidate> NextGeneration(const std::vector<SearchCandidate>& population,
-                                              const std::vector<double>& scores);
+                                              const std::vector<double>& scores, int size);
   std::optional<SearchCandidate> Mutate(const SearchCandidate& parent);
   std::optional<SearchCandidate> Replay(const Trace& trace, uint64_t seed);
   // A measured trace as a candidate. A stored record is the postprocessed trace, which

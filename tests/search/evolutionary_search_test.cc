@@ -91,5 +91,50 @@ TEST(EvolutionarySearchTest, GuidedPicksScoreAboveRandomDraws) {
   }
 }
 
+// A round evolves a population in proportion to its candidates (64 a candidate, at least 64),
+// not the whole 512: a family follower's round of one costs an eighth of a full round.
+TEST(EvolutionarySearchTest, SmallRoundsEvolveSmallPopulations) {
+  EvolutionaryOptions options;
+  options.population_size = 512;
+  EvolutionarySearch search(Context(3), MakeDesignSpace("llvm"), Matmul256().model.get(), options);
+  ASSERT_EQ(search.Generate(1).size(), 1u);
+  int64_t small = search.Stats().sampled;
+  EXPECT_GE(small, 64);
+  EXPECT_LT(small, 128);
+  ASSERT_EQ(search.Generate(8).size(), 8u);
+  EXPECT_GE(search.Stats().sampled - small, 448);  // 8 x 64: the whole population
+}
+
+// Carried traces (another shape's best) are measured first; a round they fill is theirs alone,
+// with no sampling or generations spent on candidates that could not be picked, and the ones
+// left over lead the next round.
+TEST(EvolutionarySearchTest, CarriedTracesFillARoundWithoutEvolving) {
+  EvolutionarySearch source(Context(4), MakeDesignSpace("llvm"), Matmul256().model.get(),
+                            SmallPopulation());
+  std::vector<SearchCandidate> best = source.Generate(3);
+  ASSERT_EQ(best.size(), 3u);
+  std::vector<Trace> carried;
+  for (const SearchCandidate& c : best) carried.push_back(c.record);
+
+  EvolutionarySearch search(Context(5), MakeDesignSpace("llvm"), Matmul256().model.get(),
+                            SmallPopulation());
+  search.AddHints(carried);
+  EXPECT_EQ(search.Stats().hinted, 3);
+  std::vector<SearchCandidate> first = search.Generate(2);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].hash, best[0].hash);
+  EXPECT_EQ(first[1].hash, best[1].hash);
+  EXPECT_EQ(search.Stats().sampled, 0);
+  EXPECT_EQ(search.Stats().mutated, 0);
+
+  std::vector<SearchCandidate> second = search.Generate(4);
+  ASSERT_EQ(second.size(), 4u);
+  EXPECT_EQ(second[0].hash, best[2].hash);
+  EXPECT_GT(search.Stats().sampled, 0);
+  for (size_t i = 1; i < second.size(); ++i) {
+    for (const SearchCandidate& b : best) EXPECT_NE(second[i].hash, b.hash);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::search
