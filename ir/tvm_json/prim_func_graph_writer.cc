@@ -4,6 +4,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "ir/arith/const_fold.h"
 #include "ir/op.h"
 #include "ir/text/print_util.h"
 #include "ir/tvm_json/prim_func_graph.h"
@@ -265,9 +266,9 @@ class FuncWriter {
     }
     for (const BinaryKind& kind : kBinaryKinds) {
       if (e.kind() != kind.kiln) continue;
-      // Every binary node has the same layout (ir/expr.h); Add's stands for all.
-      const auto* binary = static_cast<const AddNode*>(e.get());
-      int64_t a = ExprNode(binary->a), b = ExprNode(binary->b);
+      Expr lhs, rhs;
+      ir::arith::GetBinaryOperands(e, &lhs, &rhs);
+      int64_t a = ExprNode(lhs), b = ExprNode(rhs);
       return typed(kind.tvm, {WriterField::Ref("a", a), WriterField::Ref("b", b)});
     }
     throw Error(ErrorKind::kUnsupported, std::string("TVM JSON graph: the expression kind ") +

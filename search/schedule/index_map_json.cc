@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ir/arith/const_fold.h"
 #include "ir/tvm_json/graph.h"
 #include "ir/tvm_json/writer.h"
 
@@ -119,10 +120,10 @@ class Writer {
     }
     for (const BinaryKind& kind : kBinaryKinds) {
       if (e.kind() != kind.kiln) continue;
-      // Every binary node has the same layout (ir/expr.h), Add's stands for all.
-      const auto* binary = static_cast<const AddNode*>(e.get());
-      int64_t a = AddExpr(binary->a);
-      int64_t b = AddExpr(binary->b);
+      Expr lhs, rhs;
+      ir::arith::GetBinaryOperands(e, &lhs, &rhs);
+      int64_t a = AddExpr(lhs);
+      int64_t b = AddExpr(rhs);
       int64_t type = Type(e.dtype());
       return writer_.AddObject(kind.tvm,
                                {WriterField::Ref("span", null_), WriterField::Ref("ty", type),
