@@ -84,7 +84,12 @@ CREATE TABLE cost_models (
 // Steps from version i to i + 1, for i = 1 .. kSchemaVersion - 1. A new schema version adds
 // its step here; every older file is brought forward one step at a time at open.
 const std::vector<std::function<void(SqliteConnection&)>>& Migrations() {
-  static const std::vector<std::function<void(SqliteConnection&)>> migrations = {};
+  static const std::vector<std::function<void(SqliteConnection&)>> migrations = {
+      // 1 -> 2: each record's contention (runtime/cpu_wait.h); earlier records say 0, unmeasured.
+      [](SqliteConnection& db) {
+        db.Exec("ALTER TABLE records ADD COLUMN contention REAL NOT NULL DEFAULT 0");
+      },
+  };
   return migrations;
 }
 
@@ -92,7 +97,7 @@ constexpr const char* kRecordColumns =
     "w.hash, r.target, r.device, r.trace, r.error_kind, r.message, r.run_seconds, "
     "r.median_seconds, r.number, r.build_seconds, r.build_cache_hit, r.correctness_checked, "
     "r.max_abs_error, r.max_rel_error, r.reference, r.worker, r.created, r.job_id, "
-    "r.candidate_id, r.id";
+    "r.candidate_id, r.id, r.contention";
 
 TuningRecord ReadRecord(const SqliteStatement& s) {
   TuningRecord r;
@@ -122,6 +127,7 @@ TuningRecord ReadRecord(const SqliteStatement& s) {
   r.job_id = s.Int(17);
   r.candidate_id = s.Int(18);
   r.id = s.Int(19);
+  r.result.contention = s.Double(20);
   return r;
 }
 
@@ -198,6 +204,7 @@ void SqliteDatabase::OpenSchema() {
   if (tables == 0) {
     SqliteTransaction transaction(*db_);
     db_->Exec(kSchemaV1);
+    for (int v = 1; v < kSchemaVersion; ++v) Migrations().at(v - 1)(*db_);
     SqliteStatement(*db_, "INSERT INTO meta (key, value) VALUES ('schema_version', ?)")
         .Bind(1, std::to_string(kSchemaVersion))
         .Run();
@@ -271,7 +278,8 @@ int64_t SqliteDatabase::CommitRecords(std::vector<TuningRecord>& records) {
       "INSERT OR IGNORE INTO records (workload_id, target, device, trace, error_kind, message, "
       "run_seconds, median_seconds, number, build_seconds, build_cache_hit, "
       "correctness_checked, max_abs_error, max_rel_error, reference, worker, job_id, "
-      "candidate_id, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "candidate_id, created, contention) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   int64_t added = 0;
   double now = NowUnix();
   for (TuningRecord& r : records) {
@@ -309,7 +317,7 @@ int64_t SqliteDatabase::CommitRecords(std::vector<TuningRecord>& records) {
     } else {
       insert.BindNull(17).BindNull(18);
     }
-    insert.Bind(19, r.created_unix);
+    insert.Bind(19, r.created_unix).Bind(20, m.contention);
     insert.Run();
     if (sqlite3_changes(db_->get()) > 0) {
       r.id = sqlite3_last_insert_rowid(db_->get());

@@ -15,7 +15,7 @@ namespace kiln::database {
 
 // The schema version this build writes. Pinned by tests/database: changing the schema means
 // a new version and a migration step from the previous one.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // ~/.cache/kiln/tuning.db, or tuning.db under KILN_CACHE_DIR when set.
 std::string DefaultDatabasePath();

@@ -7,7 +7,9 @@
 // early cutoff (MeasureOptions::cutoff_factor) of the candidates that follow: one whose
 // checked run is already past it is timed from that run or one more, and one whose checked
 // run goes on far past it is abandoned: a kTimeout result whose median_seconds is how long it
-// ran, a lower bound (runtime/timing.h).
+// ran, a lower bound (runtime/timing.h). A correct candidate timed while the machine was busy
+// (runtime/cpu_wait.h) is timed again, up to MeasureOptions::max_retimes times, and its
+// record keeps the least contended timing and says so.
 #pragma once
 
 #include <map>
@@ -55,6 +57,7 @@ class CpuMeasurer : public Measurer {
     double check_seconds = 0;    // reading the outputs back and comparing them
     bool cut_off = false;        // timed from fewer runs by the early cutoff
     bool abandoned = false;      // of those, stopped in its first run (a kTimeout result)
+    int retimes = 0;             // timed again because the machine was busy
   };
   MeasureResult Run(const MeasureCandidate& candidate, Prepared& prepared,
                     RunProfile* profile = nullptr);

@@ -37,6 +37,11 @@ struct MeasureResult {
   std::vector<double> repeat_seconds;  // seconds per run, one entry per repeat
   double median_seconds = 0;
   int number = 0;  // runs per repeat that timing settled on
+  // How long the timing process's threads waited for a core, per second timed (runtime/
+  // cpu_wait.h; the first run's when it was the measurement, or was slower): at
+  // kContendedShare or above, the machine was busy and the time is too high; 0 where it was
+  // not measured.
+  double contention = 0;
   // Correctness against the reference; checked is false until CheckOutputs has run.
   bool correctness_checked = false;
   double max_abs_error = 0;

@@ -60,6 +60,10 @@ struct MeasureOptions {
   // candidate of such a task was recorded at that, never improving on its untuned kernel. Below
   // 20 ms the whole protocol costs little anyway.
   double cutoff_min_seconds = 20e-3;
+  // A correct candidate whose timing was contended (runtime/cpu_wait.h: the machine was busy)
+  // is timed again up to this many times; the record keeps the least contended timing (the
+  // fastest when every one was) and its message says so. 0: never.
+  int max_retimes = 2;
 };
 
 // What the pipeline made on the way, for tools that show it (`tune kernel`).

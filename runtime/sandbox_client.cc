@@ -197,6 +197,7 @@ void SandboxClient::ReadResult(const SandboxRequest& request, const std::string&
   m.repeat_seconds = result.repeat_seconds;
   m.median_seconds = result.median_seconds;
   m.number = result.number;
+  m.contention = result.contention;
   outcome.kernel_seconds = result.kernel_seconds;
   outcome.cutoff = result.cutoff;
   outcome.library_path = result.library_path;

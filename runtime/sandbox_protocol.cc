@@ -399,6 +399,7 @@ std::string ResultToJson(const SandboxResult& result) {
       {"median_seconds", result.median_seconds},
       {"number", result.number},
       {"cutoff", CutoffName(result.cutoff)},
+      {"contention", result.contention},
       {"kernel_seconds", result.kernel_seconds},
       {"outputs", outputs},
   };
@@ -431,6 +432,7 @@ SandboxResult ResultFromJson(const std::string& text, const std::string& where) 
   auto parsed_cutoff = ParseCutoff(cutoff);
   if (!parsed_cutoff) r.Fail("cutoff", "unknown value '" + cutoff + "'");
   result.cutoff = *parsed_cutoff;
+  result.contention = r.NonNegative("contention");
   result.kernel_seconds = r.NonNegative("kernel_seconds");
   const json& outputs = r.Array("outputs");
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -20,8 +20,8 @@
 namespace kiln::runtime {
 
 // 2: the timing's early cutoff, and the result's cutoff and kernel_seconds. 3: the cutoff
-// "abandoned".
-inline constexpr int kSandboxProtocolVersion = 3;
+// "abandoned". 4: the result's contention.
+inline constexpr int kSandboxProtocolVersion = 4;
 
 // The runner's exit status when it could not carry out the request (unreadable or malformed
 // request, arguments that do not match the signature, a tensor file it could not write): a
@@ -89,6 +89,7 @@ struct SandboxResult {
   double median_seconds = 0;
   int number = 0;
   Cutoff cutoff = Cutoff::kNone;  // how the early cutoff shortened the timing
+  double contention = 0;          // the timing's (runtime/cpu_wait.h)
   double kernel_seconds = 0;  // the kernel's runs in this request: checked run, warm-up, batches
   std::vector<TensorFileRef> outputs;
 };

@@ -1,11 +1,13 @@
 // RunSandboxRequest: build, load, run once and dump, time.
 #include "runtime/sandbox_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <optional>
 
 #include "runtime/cpu_module.h"
+#include "runtime/cpu_wait.h"
 #include "runtime/file_util.h"
 #include "runtime/kernel_args.h"
 #include "runtime/run_watchdog.h"
@@ -21,13 +23,18 @@ SandboxResult Failure(MeasureErrorKind kind, std::string message, SandboxResult 
 }
 
 // Runs the kernel once and returns its seconds; under the early cutoff's watchdog when
-// `on_abandon` is given and the request has a cutoff.
+// `on_abandon` is given and the request has a cutoff. `contention` is the run's
+// (cpu_wait.h). A run that is slow because the machine is busy is not the kernel's fault: the
+// watchdog leaves it to go on (the sandbox's own time limit still holds).
 double FirstRun(const SandboxRequest& request, const SandboxResult& so_far,
-                const AbandonHandler& on_abandon, const std::function<void()>& run) {
+                const AbandonHandler& on_abandon, const std::function<void()>& run,
+                double* contention) {
+  ContentionMeter meter;
   std::optional<RunWatchdog> watchdog;
   double cutoff = request.timing.cutoff_seconds;
   if (on_abandon && cutoff > 0) {
-    watchdog.emplace(kCutoffAbandonFactor * cutoff, [&](double elapsed) {
+    watchdog.emplace(kCutoffAbandonFactor * cutoff, [&, probe = meter](double elapsed) mutable {
+      if (probe.Contention() >= kContendedShare) return;
       SandboxResult abandoned = so_far;
       abandoned.cutoff = Cutoff::kAbandoned;
       abandoned.median_seconds = elapsed;
@@ -40,7 +47,10 @@ double FirstRun(const SandboxRequest& request, const SandboxResult& so_far,
   }
   auto start = std::chrono::steady_clock::now();
   run();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  watchdog.reset();
+  *contention = meter.Contention();
+  return seconds;
 }
 
 }  // namespace
@@ -76,10 +86,11 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request, const AbandonHand
     // The first run (the checked one when outputs are dumped) in the time phase, which the
     // early cutoff judges.
     std::optional<double> first_run;
+    double first_contention = 0;
     if (request.phase == SandboxPhase::kRunOnce) {
-      result.kernel_seconds += FirstRun(request, result, {}, run);
+      result.kernel_seconds += FirstRun(request, result, {}, run, &first_contention);
     } else if (request.dump_outputs || request.timing.warmup > 0) {
-      first_run = FirstRun(request, result, on_abandon, run);
+      first_run = FirstRun(request, result, on_abandon, run, &first_contention);
       result.kernel_seconds += *first_run;
     }
     if (request.phase == SandboxPhase::kRunOnce || request.dump_outputs) {
@@ -100,11 +111,14 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request, const AbandonHand
     if (request.phase == SandboxPhase::kTime) {
       // The first run (whose outputs were dumped, if they were) already warmed the caches and
       // the kernel's pages: it is the first warm-up run, also for the early cutoff.
+      // A first run slowed by a busy machine makes a contended record (the tuner measures it
+      // again) rather than an abandoned one.
       TimingResult timing = TimeFunction(run, request.timing, first_run);
       result.repeat_seconds = timing.seconds_per_run;
       result.median_seconds = timing.median_seconds;
       result.number = timing.number;
       result.cutoff = timing.cutoff;
+      result.contention = std::max(first_contention, timing.contention);
       result.kernel_seconds += timing.total_seconds;
     }
   } catch (const Error& e) {

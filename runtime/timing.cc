@@ -10,7 +10,10 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 
+#include "runtime/cpu_wait.h"
 #include "support/error.h"
 
 namespace kiln::runtime {
@@ -124,16 +127,33 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
   }
 
   double min_seconds = config.min_repeat_ms / 1000.0;
+  // `number` runs in growing parts (kFirstPartDivisor), flushed before the first; once
+  // min_seconds have passed the rest is left out. A machine that got busy after `number` was
+  // set makes a repeat of fewer runs, not one of thousands of slow runs past every limit.
+  auto batch = [&](int number) {
+    int first = min_seconds > 0 ? std::max(1, number / kFirstPartDivisor) : number;
+    double seconds = 0;
+    int runs = 0;
+    while (runs < number) {
+      if (runs == 0) do_flush();
+      int n = std::min(std::max(first, runs), number - runs);
+      double s = timer(n);
+      ++result.batches;
+      KILN_CHECK(std::isfinite(s) && s >= 0, ErrorKind::kRuntime,
+                 "timer reported " + std::to_string(s) + " s for " + std::to_string(n) + " runs");
+      seconds += s;
+      runs += n;
+      if (min_seconds > 0 && seconds >= min_seconds) break;
+    }
+    result.total_seconds += seconds;
+    return std::make_pair(seconds, runs);
+  };
+  ContentionMeter meter;  // over all the repeats: one may be too short to tell
   for (int r = 0; r < config.repeat && result.cutoff == Cutoff::kNone; ++r) {
     double seconds;
+    int runs;
     while (true) {
-      do_flush();
-      seconds = timer(result.number);
-      ++result.batches;
-      KILN_CHECK(std::isfinite(seconds) && seconds >= 0, ErrorKind::kRuntime,
-                 "timer reported " + std::to_string(seconds) + " s for " +
-                     std::to_string(result.number) + " runs");
-      result.total_seconds += seconds;
+      std::tie(seconds, runs) = batch(result.number);
       if (probe && result.batches == 1 && seconds >= cutoff) {
         result.cutoff = Cutoff::kNextRun;
         break;
@@ -141,8 +161,9 @@ TimingResult TimeKernel(const BatchTimer& timer, const TimingConfig& config,
       if (seconds >= min_seconds || result.number >= kMaxNumber) break;
       result.number = NextNumber(result.number, seconds, min_seconds);
     }
-    result.seconds_per_run.push_back(seconds / result.number);
+    result.seconds_per_run.push_back(seconds / runs);
   }
+  result.contention = meter.Contention();
   result.median_seconds = Median(result.seconds_per_run);
   return result;
 }

@@ -1,7 +1,12 @@
 // The one definition of timing a kernel that every device follows: warm-up runs, then
 // `number` runs per repeat, `number` grown until one repeat lasts `min_repeat_ms`, `repeat`
 // repeats (each optionally after a cache flush), every repeat kept as seconds per run, and
-// the median reported. The device supplies only a BatchTimer: how long `n` back-to-back runs
+// the median reported. A repeat is bounded by time, not by its count: its runs go in growing
+// parts and stop once it has lasted `min_repeat_ms`, so that a machine that gets busy after
+// `number` was set gives a repeat of fewer runs, not one of minutes (a kernel 100 times slower
+// than when `number` was set lasts about 8 x min_repeat_ms, not 120 x). The repeats'
+// contention (cpu_wait.h: how long this process's threads waited for a core, per second) is
+// measured alongside. The device supplies only a BatchTimer: how long `n` back-to-back runs
 // take. The host timer below uses a monotonic clock; a GPU runtime supplies one built on
 // device events or timestamp queries.
 //
@@ -51,13 +56,20 @@ struct TimingConfig {
   double cutoff_seconds = 0;
 };
 
+// A repeat's runs go in parts (when min_repeat_ms > 0): the first is 1/kFirstPartDivisor of
+// them, each next as many as made so far (1/16, 1/16, 1/8, 1/4, 1/2).
+inline constexpr int kFirstPartDivisor = 16;
+
 struct TimingResult {
   std::vector<double> seconds_per_run;  // one per repeat, in order
   double median_seconds = 0;
-  int number = 0;   // runs per repeat at the end (after growth)
+  int number = 0;   // runs per repeat at the end (after growth; a repeat cut short made fewer)
   int batches = 0;  // timed batches, growth included (excluding warm-up)
   Cutoff cutoff = Cutoff::kNone;
   double total_seconds = 0;  // every run the protocol made, warm-up included
+  // The contention over the repeats, growth included (cpu_wait.h); 0 where it cannot be
+  // measured.
+  double contention = 0;
 };
 
 // Runs the kernel `n` times back to back and returns the elapsed seconds.

@@ -7,6 +7,7 @@
 #include <capnp/serialize.h>
 #include <kj/exception.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "schemas/kiln.capnp.h"
@@ -122,6 +123,7 @@ void Write(w::Results::Builder b, const ResultsMsg& m) {
     for (size_t j = 0; j < r.repeat_seconds.size(); ++j) runs.set(j, r.repeat_seconds[j]);
     o.setMedianSeconds(r.median_seconds);
     o.setNumber(static_cast<uint32_t>(r.number));
+    o.setContention(r.contention);
     o.setCorrectnessChecked(r.correctness_checked);
     o.setMaxAbsError(r.max_abs_error);
     o.setMaxRelError(r.max_rel_error);
@@ -317,6 +319,11 @@ ResultsMsg Read(w::Results::Reader r) {
     for (double v : Bounded(o.getRunSeconds(), "runSeconds")) res.repeat_seconds.push_back(v);
     res.median_seconds = o.getMedianSeconds();
     res.number = static_cast<int>(o.getNumber());
+    res.contention = o.getContention();
+    if (!std::isfinite(res.contention) || res.contention < 0) {
+      Malformed("results: contention " + std::to_string(res.contention) +
+                " is not a non-negative number");
+    }
     res.correctness_checked = o.getCorrectnessChecked();
     res.max_abs_error = o.getMaxAbsError();
     res.max_rel_error = o.getMaxRelError();

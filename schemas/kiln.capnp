@@ -120,6 +120,8 @@ struct CandidateResult {
   # Non-empty when the worker's machinery failed (no compiler, no reference): the candidate is
   # not at fault and the result is not its record.
   machineryError @12 :Text;
+  # runtime::MeasureResult::contention: the timing's wait for a core per second timed.
+  contention @13 :Float64;
 }
 
 # Worker -> coordinator.

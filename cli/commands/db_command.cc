@@ -60,6 +60,7 @@ nlohmann::json RecordJson(const database::TuningRecord& r) {
           {"message", r.result.message},
           {"latency_s", r.result.ok() ? nlohmann::json(r.result.median_seconds) : nullptr},
           {"run_seconds", r.result.repeat_seconds},
+          {"contention", r.result.contention},
           {"build_seconds", r.result.build_seconds},
           {"worker", r.worker},
           {"job", r.job_id},

@@ -23,6 +23,7 @@
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "runtime/cpu_wait.h"
 #include "runtime/measurer.h"
 #include "search/schedule/trace.h"
 #include "support/error.h"
@@ -229,6 +230,7 @@ int Run(const KernelOptions& o, bool show_given) {
         {"median_s", result.median_seconds},
         {"repeats_s", result.repeat_seconds},
         {"number", result.number},
+        {"contention", result.contention},
         {"flops", flops},
         {"gflops", gflops},
         {"threads", o.threads},
@@ -286,6 +288,10 @@ int Run(const KernelOptions& o, bool show_given) {
        << result.repeat_seconds.size() << " repeats of " << result.number << " runs:";
     for (double s : result.repeat_seconds) os << " " << Seconds(s);
     os << "\n";
+    if (result.contention >= runtime::kContendedShare) {
+      os << "contention   " << Number(result.contention, "%.2f")
+         << " s waited for a core per second timed: the machine was busy, the time is high\n";
+    }
     os << "throughput   " << Number(gflops, "%.2f") << " GFLOP/s (" << Number(flops, "%.4g")
        << " FLOP per call)\n";
   }

@@ -290,6 +290,7 @@ MeasureResult GpuMeasurer::MeasureImpl(const MeasureCandidate& candidate, Measur
   measured.repeat_seconds = r.repeat_seconds;
   measured.median_seconds = r.median_seconds;
   measured.number = r.number;
+  measured.contention = r.contention;
   if (!measured.ok()) {
     measured.repeat_seconds.clear();
     measured.median_seconds = 0;

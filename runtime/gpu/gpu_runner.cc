@@ -78,6 +78,7 @@ SandboxResult RunRequest(const GpuRunRequest& request, GpuBackend& backend) {
       result.repeat_seconds = t.seconds_per_run;
       result.median_seconds = t.median_seconds;
       result.number = t.number;
+      result.contention = t.contention;
     }
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kRuntime) throw;

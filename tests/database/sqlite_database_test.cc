@@ -75,7 +75,38 @@ TEST(SqliteDatabase, CreatesAVersionedWalFileAndReopensIt) {
 
 TEST(SqliteDatabase, SchemaVersionIsPinned) {
   // Changing the schema without a new version and a migration orphans users' databases.
-  EXPECT_EQ(kSchemaVersion, 1);
+  EXPECT_EQ(kSchemaVersion, 2);
+}
+
+// A version 1 file (records without contention) opens as version 2: its records keep
+// everything and say contention 0 (unmeasured); new records keep theirs.
+TEST(SqliteDatabase, MigratesAVersionOneFileAndKeepsItsRecords) {
+  ScratchDir dir;
+  std::string path = dir.Sub("tuning.db");
+  {
+    SqliteDatabase db(path);
+    ASSERT_TRUE(db.CommitWorkload({"aa", "matmul", "# tir"}));
+    std::vector<TuningRecord> records = {Record("aa", "cpu-zen4", 2e-3)};
+    ASSERT_EQ(db.CommitRecords(records), 1);
+  }
+  // What version 1 wrote: the same tables without the column.
+  RawExec(path,
+          "ALTER TABLE records DROP COLUMN contention; "
+          "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  SqliteDatabase db(path);
+  EXPECT_EQ(db.SchemaVersion(), 2);
+  EXPECT_EQ(db.IntegrityCheck(), "ok");
+  std::vector<TuningRecord> old = db.TopK("aa", "llvm", "cpu-zen4", 5);
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_DOUBLE_EQ(old[0].result.median_seconds, 2e-3);
+  EXPECT_EQ(old[0].result.repeat_seconds.size(), 3u);
+  EXPECT_EQ(old[0].result.contention, 0);
+  std::vector<TuningRecord> records = {Record("aa", "cpu-zen4", 1e-3)};
+  records[0].result.contention = 0.42;
+  ASSERT_EQ(db.CommitRecords(records), 1);
+  std::vector<TuningRecord> both = db.TopK("aa", "llvm", "cpu-zen4", 5);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_DOUBLE_EQ(both[0].result.contention, 0.42);
 }
 
 TEST(SqliteDatabase, RefusesANewerSchemaNamingBothVersions) {

@@ -116,7 +116,9 @@ TEST(SandboxProtocolTest, InvalidFieldsAreNamed) {
     return text.replace(at, from.size(), to);
   };
   EXPECT_NE(ParseError([&] {
-              ResultFromJson(edit("\"version\": 3", "\"version\": 9"), "r");
+              ResultFromJson(
+                  edit("\"version\": " + std::to_string(kSandboxProtocolVersion), "\"version\": 9"),
+                  "r");
             }).find("r.version: protocol version 9"),
             std::string::npos);
   EXPECT_NE(ParseError([&] {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "support/error.h"
@@ -13,12 +14,12 @@ namespace {
 
 // Each run "costs" cost_s; every batch is logged.
 struct SyntheticTimer {
-  std::vector<double> costs = {};  // per batch, cycled
+  std::vector<double> costs = {};  // per batch; the last one for every batch after
   std::vector<int> batches = {};
-  int calls = 0;
+  size_t calls = 0;
   double Time(int n) {
     batches.push_back(n);
-    double cost = costs[calls++ % costs.size()];
+    double cost = costs[std::min(calls++, costs.size() - 1)];
     return n * cost;
   }
 };
@@ -27,11 +28,20 @@ TEST(TimingTest, NumberGrowsUntilARepeatLastsMinRepeatMs) {
   SyntheticTimer fake{.costs = {1e-3}};
   TimingConfig config;  // number 3, repeat 1, 100 ms, warmup 1
   TimingResult r = TimeKernel([&](int n) { return fake.Time(n); }, config);
-  ASSERT_GE(fake.batches.size(), 2u);
-  EXPECT_EQ(fake.batches[0], 1);  // the warm-up
-  EXPECT_EQ(fake.batches[1], 3);  // the configured number first
-  for (size_t i = 2; i < fake.batches.size(); ++i) EXPECT_GT(fake.batches[i], fake.batches[i - 1]);
-  EXPECT_EQ(r.number, fake.batches.back());
+  // The warm-up, the configured 3 runs (in parts of 1), then the grown number in growing
+  // parts, until 100 ms have passed.
+  ASSERT_GE(fake.batches.size(), 5u);
+  EXPECT_EQ(std::vector<int>(fake.batches.begin(), fake.batches.begin() + 4),
+            (std::vector<int>{1, 1, 1, 1}));
+  int runs = 0;
+  for (size_t i = 4; i < fake.batches.size(); ++i) {
+    if (i > 5) {
+      EXPECT_EQ(fake.batches[i], runs);  // each part as many as made so far
+    }
+    runs += fake.batches[i];
+  }
+  EXPECT_GE(runs * 1e-3, 0.1);
+  EXPECT_LE(runs, r.number);
   EXPECT_GE(r.number * 1e-3, 0.1);
   EXPECT_LE(r.number, 200);  // grown by measured time, not blindly
   ASSERT_EQ(r.seconds_per_run.size(), 1u);
@@ -58,11 +68,15 @@ TEST(TimingTest, NumberKeptAcrossRepeatsAndFlushBeforeEachBatch) {
   TimingConfig config{
       .number = 1, .repeat = 3, .min_repeat_ms = 10, .flush_cache = true, .warmup = 0};
   TimingResult r = TimeKernel([&](int n) { return fake.Time(n); }, config, [&] { ++flushes; });
-  EXPECT_EQ(flushes, r.batches);
   EXPECT_EQ(static_cast<int>(fake.batches.size()), r.batches);
-  // After growth in the first repeat, the other two take one batch each.
-  EXPECT_EQ(fake.batches[fake.batches.size() - 1], r.number);
-  EXPECT_EQ(fake.batches[fake.batches.size() - 2], r.number);
+  // Growth in the first repeat (one run, then the grown number: two flushes); the other two
+  // repeat it with the same parts, each flushed once before its first.
+  EXPECT_EQ(flushes, 4);
+  ASSERT_EQ((fake.batches.size() - 1) % 3, 0u);
+  size_t parts = (fake.batches.size() - 1) / 3;
+  for (size_t i = 1 + parts; i < fake.batches.size(); ++i) {
+    EXPECT_EQ(fake.batches[i], fake.batches[i - parts]);
+  }
   EXPECT_EQ(r.seconds_per_run.size(), 3u);
 }
 
@@ -120,12 +134,13 @@ TEST(TimingTest, ARunMadeBeforeStandsForTheFirstWarmUpRun) {
   EXPECT_EQ(one.batches, (std::vector<int>{1}));
   EXPECT_EQ(r.cutoff, Cutoff::kNextRun);
   EXPECT_DOUBLE_EQ(r.median_seconds, 25e-3);
-  // Below it: the whole protocol, without a warm-up of its own.
+  // Below it: the whole protocol, without a warm-up of its own (3 runs, in parts of 1).
   SyntheticTimer fast{.costs = {1e-3}};
   r = TimeKernel([&](int n) { return fast.Time(n); }, config, {}, 2e-3);
   EXPECT_EQ(r.cutoff, Cutoff::kNone);
-  ASSERT_GE(fast.batches.size(), 1u);
-  EXPECT_EQ(fast.batches[0], 3);
+  ASSERT_GE(fast.batches.size(), 3u);
+  EXPECT_EQ(std::vector<int>(fast.batches.begin(), fast.batches.begin() + 3),
+            (std::vector<int>{1, 1, 1}));
   EXPECT_GE(r.number * 1e-3, 0.1);
 }
 
@@ -166,7 +181,8 @@ TEST(TimingTest, WithoutWarmUpThereIsNoCutoff) {
   TimingConfig config{.number = 2, .repeat = 2, .min_repeat_ms = 10, .warmup = 0};
   config.cutoff_seconds = 20e-3;
   TimingResult r = TimeKernel([&](int n) { return fake.Time(n); }, config);
-  EXPECT_EQ(fake.batches, (std::vector<int>{2, 2}));
+  // Each repeat ends after its first run: it already lasted past 10 ms.
+  EXPECT_EQ(fake.batches, (std::vector<int>{1, 1}));
   EXPECT_EQ(r.cutoff, Cutoff::kNone);
   EXPECT_EQ(r.seconds_per_run.size(), 2u);
 }
@@ -215,7 +231,32 @@ TEST(TimingTest, HostFunctionWithKnownCost) {
   EXPECT_GE(r.median_seconds, kCost);
   // Generous (the machine is shared), yet far below a batch's time mistaken for a run's.
   EXPECT_LT(r.median_seconds, 10 * kCost);
-  EXPECT_GE(calls, 2 + 3 * r.number);
+  // Each repeat ran at least its first part (until it lasted 20 ms: all of `number` when the
+  // machine is quiet, fewer when other work slows the calls down).
+  EXPECT_GE(calls, 2 + 3 * std::max(1, r.number / kFirstPartDivisor));
+}
+
+// The machine gets busy once `number` is set: each run 100 times slower. A repeat stops once
+// it has lasted min_repeat_ms (after its first part, 1/16 of `number`), not after `number`
+// slow runs: about 8 x min_repeat_ms each instead of 120 x.
+TEST(TimingTest, ARepeatIsBoundedByTimeWhenTheMachineGetsBusy) {
+  TimingConfig config{.number = 1, .repeat = 3, .min_repeat_ms = 100, .warmup = 1};
+  double elapsed = 0;
+  std::vector<int> calls;
+  auto timer = [&](int n) {
+    calls.push_back(n);
+    double per_run = elapsed < 0.11 ? 1e-5 : 1e-3;  // quiet until the first repeat ends
+    elapsed += n * per_run;
+    return n * per_run;
+  };
+  TimingResult r = TimeKernel(timer, config);
+  ASSERT_EQ(r.seconds_per_run.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.seconds_per_run[0], 1e-5);
+  EXPECT_DOUBLE_EQ(r.seconds_per_run[1], 1e-3);
+  EXPECT_DOUBLE_EQ(r.seconds_per_run[2], 1e-3);
+  EXPECT_GE(r.number, 10000);
+  // Unbounded, the busy repeats would last 2 x number x 1 ms, over 20 s.
+  EXPECT_LT(r.total_seconds, 2.5);
 }
 
 TEST(TimingTest, FlushCpuCacheRuns) {
