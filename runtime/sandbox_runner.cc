@@ -111,8 +111,8 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request, const AbandonHand
     if (request.phase == SandboxPhase::kTime) {
       // The first run (whose outputs were dumped, if they were) already warmed the caches and
       // the kernel's pages: it is the first warm-up run, also for the early cutoff.
-      // A first run slowed by a busy machine makes a contended record (the tuner measures it
-      // again) rather than an abandoned one.
+      // A first run slowed by a busy machine makes a contended result (the CPU measurer times
+      // it again) rather than an abandoned one.
       TimingResult timing = TimeFunction(run, request.timing, first_run);
       result.repeat_seconds = timing.seconds_per_run;
       result.median_seconds = timing.median_seconds;

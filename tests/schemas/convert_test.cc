@@ -42,6 +42,7 @@ ResultsMsg Results() {
   ok.median_seconds = 1.5e-3;
   ok.build_seconds = 0.7;
   ok.number = 10;
+  ok.contention = 0.42;
   ok.correctness_checked = true;
   ok.max_abs_error = 1e-6;
   ok.reference = "interpreter, full";
@@ -100,8 +101,9 @@ bool SameResults(const ResultsMsg& a, const ResultsMsg& b) {
     if (a.results[i].id != b.results[i].id || x.error_kind != y.error_kind ||
         x.message != y.message || x.repeat_seconds != y.repeat_seconds ||
         x.median_seconds != y.median_seconds || x.build_seconds != y.build_seconds ||
-        x.number != y.number || x.correctness_checked != y.correctness_checked ||
-        x.max_abs_error != y.max_abs_error || x.reference != y.reference ||
+        x.number != y.number || x.contention != y.contention ||
+        x.correctness_checked != y.correctness_checked || x.max_abs_error != y.max_abs_error ||
+        x.reference != y.reference ||
         a.results[i].machinery_error != b.results[i].machinery_error) {
       return false;
     }
@@ -262,6 +264,9 @@ TEST(WireConvert, FieldsLaterLayersRelyOnAreChecked) {
   ResultsMsg results = Results();
   results.results[0].result.median_seconds = 0;
   expect_parse(results, "candidate 7 is ok but");
+  results = Results();
+  results.results[0].result.contention = -1;
+  expect_parse(results, "contention -1");
   expect_parse(SubmitMsg{"m", "", "llvm", "", 1, "{}"}, "modelBytes is empty");
 }
 
