@@ -191,6 +191,9 @@ void EvolutionarySearch::AddHints(const std::vector<Trace>& traces) {
       continue;
     }
     if (proposed_.count(candidate->hash)) continue;
+    // Two shapes' bests may carry over to the same candidate.
+    auto same = [&](const SearchCandidate& c) { return c.hash == candidate->hash; };
+    if (std::any_of(hints_.begin(), hints_.end(), same)) continue;
     ++stats_.hinted;
     hints_.push_back(std::move(*candidate));
   }

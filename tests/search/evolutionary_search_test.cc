@@ -119,6 +119,7 @@ TEST(EvolutionarySearchTest, CarriedTracesFillARoundWithoutEvolving) {
   EvolutionarySearch search(Context(5), MakeDesignSpace("llvm"), Matmul256().model.get(),
                             SmallPopulation());
   search.AddHints(carried);
+  search.AddHints(carried);  // carried again (another shape's best, the same candidates)
   EXPECT_EQ(search.Stats().hinted, 3);
   std::vector<SearchCandidate> first = search.Generate(2);
   ASSERT_EQ(first.size(), 2u);
