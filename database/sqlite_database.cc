@@ -249,6 +249,32 @@ std::string SqliteDatabase::IntegrityCheck() {
   return s.Step() ? s.Text(0) : "no answer";
 }
 
+void SqliteDatabase::BackupTo(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  KILN_CHECK(!fs::exists(path, ec), ErrorKind::kIO,
+             path + ": exists; a backup is written to a new file only");
+  std::string partial = path + ".partial";
+  fs::remove(partial, ec);
+  try {
+    {
+      SqliteConnection copy(partial, /*create=*/true);
+      std::lock_guard lock(mutex_);
+      sqlite3_backup* backup = sqlite3_backup_init(copy.get(), "main", db_->get(), "main");
+      if (backup == nullptr) copy.Fail("cannot start the backup of " + path_);
+      int rc = sqlite3_backup_step(backup, -1);  // every page, in one step
+      sqlite3_backup_finish(backup);
+      if (rc != SQLITE_DONE) copy.Fail("the backup of " + path_ + " did not complete");
+    }
+    fs::rename(partial, path, ec);
+    KILN_CHECK(!ec, ErrorKind::kIO,
+               partial + ": cannot be renamed to " + path + ": " + ec.message());
+  } catch (...) {
+    fs::remove(partial, ec);
+    throw;
+  }
+}
+
 bool SqliteDatabase::CommitWorkload(const Workload& workload) {
   KILN_CHECK(!workload.hash.empty(), ErrorKind::kInvalidIR,
              "CommitWorkload: workload '" + workload.name + "' has no hash");

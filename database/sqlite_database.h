@@ -37,6 +37,11 @@ class SqliteDatabase : public Database {
   const std::string& path() const { return path_; }
   // "ok" for a sound file (PRAGMA integrity_check's first row).
   std::string IntegrityCheck();
+  // Writes a consistent copy of the database to `path` with SQLite's online backup (other
+  // connections may go on writing meanwhile). The copy is made as PATH.partial and renamed
+  // when complete, so that nothing half-written is left at `path`; kiln::Error(kIO) naming the
+  // file when `path` exists or the copy fails.
+  void BackupTo(const std::string& path);
   int SchemaVersion();
 
   bool CommitWorkload(const Workload& workload) override;

@@ -31,6 +31,7 @@ struct DbOptions {
   int64_t limit = 20;
   std::string dir;
   bool imported = false;
+  std::string backup;  // the path `tune db backup` writes
 };
 
 std::unique_ptr<database::SqliteDatabase> OpenForQuery(const DbOptions& options) {
@@ -226,6 +227,56 @@ int RunExport(const DbOptions& options) {
   return 0;
 }
 
+// What `check` and `backup` say of a database file: its integrity, schema and size.
+nlohmann::json Soundness(database::SqliteDatabase& db) {
+  return {{"db", db.path()},
+          {"integrity", db.IntegrityCheck()},
+          {"schema_version", db.SchemaVersion()},
+          {"records", db.CountRecords()},
+          {"jobs", db.ListJobs().size()}};
+}
+
+int PrintSoundness(const nlohmann::json& s, bool json, const std::string& what) {
+  bool ok = s["integrity"] == "ok";
+  if (json) {
+    std::cout << s.dump() << "\n";
+    return ok ? 0 : 1;
+  }
+  std::cout << what << s["db"].get<std::string>() << ": " << (ok ? "ok" : "damaged") << " (schema "
+            << s["schema_version"] << ", " << s["records"] << " records, " << s["jobs"]
+            << " jobs)\n";
+  if (!ok) {
+    // SQLite lists every damaged page: the first few say enough (--json has them all).
+    std::istringstream problems(s["integrity"].get<std::string>());
+    std::string line;
+    int shown = 0, more = 0;
+    while (std::getline(problems, line)) {
+      if (shown < 8) {
+        std::cout << "  " << line << "\n";
+        ++shown;
+      } else {
+        ++more;
+      }
+    }
+    if (more > 0) std::cout << "  (" << more << " more lines)\n";
+  }
+  return ok ? 0 : 1;
+}
+
+int RunCheck(const DbOptions& options) {
+  auto db = OpenForQuery(options);
+  return PrintSoundness(Soundness(*db), options.json, "");
+}
+
+int RunBackup(const DbOptions& options) {
+  {
+    auto db = OpenForQuery(options);
+    db->BackupTo(options.backup);
+  }
+  database::SqliteDatabase copy(options.backup, database::SqliteDatabaseOptions{.create = false});
+  return PrintSoundness(Soundness(copy), options.json, "backup ");
+}
+
 void AddCommon(CLI::App* app, DbOptions& options) {
   app->add_option("--db", options.db, "the tuning database (default ~/.cache/kiln/tuning.db)");
   app->add_flag("--json", options.json, "print one JSON object on the last line");
@@ -277,7 +328,20 @@ Command RegisterDbCommand(CLI::App& parent) {
   export_app->add_flag("--only-imported", options->imported,
                        "only the records imported from TVM (TVM may refuse a file with Kiln's "
                        "own records: it replays each at load)");
-  return {app, [options, list, best, history, import, export_app]() {
+  CLI::App* check = app->add_subcommand(
+      "check",
+      "SQLite's integrity check of the database, its schema version and size; exit 1 "
+      "when it is damaged");
+  AddCommon(check, *options);
+  CLI::App* backup = app->add_subcommand(
+      "backup",
+      "Copy the database to a new file with SQLite's online backup (jobs may go on writing), "
+      "then check the copy");
+  AddCommon(backup, *options);
+  backup->add_option("path", options->backup, "the new file (never overwritten)")->required();
+  return {app, [options, list, best, history, import, export_app, check, backup]() {
+            if (check->parsed()) return RunCheck(*options);
+            if (backup->parsed()) return RunBackup(*options);
             if (list->parsed()) return RunList(*options);
             if (best->parsed()) return RunBest(*options);
             if (history->parsed()) return RunHistory(*options);

@@ -1,9 +1,11 @@
-// `tune db list|best|history` as a user runs it, on a database written through
-// SqliteDatabase: the JSON shapes scripts rely on, records kept apart by device, and a clear
-// error for a database that does not exist.
+// `tune db list|best|history|check|backup` as a user runs it, on a database written through
+// SqliteDatabase: the JSON shapes scripts rely on, records kept apart by device, a clear error
+// for a database that does not exist, a backup that never overwrites, a damaged file found.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "database/sqlite_database.h"
@@ -70,6 +72,65 @@ TEST(DbCommand, AMissingDatabaseIsAnErrorNotANewFile) {
   EXPECT_EQ(code, 1);
   EXPECT_THAT(out, ::testing::HasSubstr("cannot open the tuning database"));
   EXPECT_FALSE(std::filesystem::exists(dir.Sub("nope.db")));
+}
+
+// A database of `n` records on one device.
+void Fill(const std::string& path, int n) {
+  database::SqliteDatabase db(path);
+  db.CommitWorkload({"00112233aabbccdd", "fused_matmul", "#"});
+  std::vector<database::TuningRecord> records;
+  for (int i = 0; i < n; ++i) records.push_back(Record("cpu-zen4", 1e-6 * (i + 1)));
+  db.CommitRecords(records);
+}
+
+TEST(DbCommand, BackupWritesACheckedCopyAndNeverOverwrites) {
+  runtime::testing::ScratchDir dir;
+  std::string path = dir.Sub("t.db"), copy = dir.Sub("copy.db");
+  Fill(path, 300);
+  auto [code, out] = testing::RunCommand({TUNE_PATH, "db", "backup", copy, "--db", path, "--json"},
+                                         dir.Sub("out.txt"));
+  ASSERT_EQ(code, 0) << out;
+  nlohmann::json j = nlohmann::json::parse(testing::LastJsonLine(out));
+  EXPECT_EQ(j["db"], copy);
+  EXPECT_EQ(j["integrity"], "ok");
+  EXPECT_EQ(j["records"], 300);
+  EXPECT_FALSE(std::filesystem::exists(copy + ".partial"));
+  {
+    database::SqliteDatabase opened(copy, database::SqliteDatabaseOptions{.create = false});
+    EXPECT_EQ(opened.CountRecords(), 300);
+  }
+  // A second backup to the same file is refused and leaves the first as it was.
+  Fill(path, 5);
+  auto [again, again_out] =
+      testing::RunCommand({TUNE_PATH, "db", "backup", copy, "--db", path}, dir.Sub("out2.txt"));
+  EXPECT_EQ(again, 1);
+  EXPECT_THAT(again_out, ::testing::HasSubstr(copy + ": exists"));
+  database::SqliteDatabase opened(copy, database::SqliteDatabaseOptions{.create = false});
+  EXPECT_EQ(opened.CountRecords(), 300);
+}
+
+TEST(DbCommand, CheckSaysOkOrNamesTheDamagedFile) {
+  runtime::testing::ScratchDir dir;
+  std::string path = dir.Sub("t.db");
+  Fill(path, 300);
+  auto [code, out] =
+      testing::RunCommand({TUNE_PATH, "db", "check", "--db", path}, dir.Sub("out.txt"));
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_THAT(out, ::testing::HasSubstr(path + ": ok (schema 2, 300 records, 0 jobs)"));
+
+  // Pages past the first overwritten with garbage, as a failing disk or a stray write leaves
+  // them: the check fails, naming the file (as an error when SQLite cannot even read it).
+  {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(3 * 4096);
+    std::string garbage(4 * 4096, '\x5a');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  auto [damaged, damaged_out] =
+      testing::RunCommand({TUNE_PATH, "db", "check", "--db", path}, dir.Sub("out2.txt"));
+  EXPECT_EQ(damaged, 1) << damaged_out;
+  EXPECT_THAT(damaged_out, ::testing::HasSubstr(path));
+  EXPECT_THAT(damaged_out, ::testing::Not(::testing::HasSubstr(": ok (")));
 }
 
 }  // namespace
