@@ -63,6 +63,23 @@ int main(int argc, char** argv) {
   std::string log_format = "text";
   app.add_option("--log-format", log_format, "text, or json: one JSON object per log line")
       ->check(CLI::IsMember({"text", "json"}));
+  // What one submission may ask (coordinator/submit_limits.h).
+  kiln::coordinator::SubmitLimits limits;
+  int64_t max_model_mb = limits.max_model_bytes >> 20;
+  app.add_option("--max-model-mb", max_model_mb, "the largest model a client may submit (512)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-trials", limits.max_trials, "the largest budget of a job (1000000)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-tasks", limits.max_tasks, "the most kernels of a job (20000)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-dim", limits.max_dim, "the largest bound dim or bucket value (1048576)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-population", limits.max_population,
+                 "the largest population a job may ask for (16384)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-jobs", limits.max_unfinished_jobs,
+                 "the most jobs queued or running at once (64)")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -112,6 +129,8 @@ int main(int argc, char** argv) {
     job_options.tuner.strategy = strategy;
     job_options.tuner.evolutionary.population_size = population;
     job_options.cost_model = cost_model;
+    job_options.limits = limits;
+    job_options.limits.max_model_bytes = max_model_mb << 20;
     kiln::coordinator::JobService jobs(db, dispatcher, job_options);
     kiln::coordinator::Server server(context, server_options, dispatcher, &jobs);
     // Job events go out to the clients watching (tune watch, tune submit --wait).

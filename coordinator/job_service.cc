@@ -88,8 +88,12 @@ int64_t JobService::SubmitJob(const schemas::SubmitMsg& submit) {
   // The model is specialised as `tune run` does: its symbolic dims bound (dims, default_dim)
   // and one specialisation per shape bucket, a task shared by buckets tuned once.
   JobOptions job_options = ParseJobOptions(options);
+  CheckSubmitRequest(options_.limits, static_cast<int64_t>(submit.model_bytes.size()),
+                     static_cast<int64_t>(std::min<uint64_t>(submit.trials, 1ull << 62)),
+                     job_options, static_cast<int64_t>(db_.ListJobs(true).size()));
   ir::model::ModelTasks tasks = ir::model::ExtractModelTasks(submit.model, submit.model_bytes,
                                                              ModelTaskOptionsOf(job_options));
+  CheckSubmitTasks(options_.limits, static_cast<int64_t>(tasks.tasks.size()));
   if (!tasks.defaulted.empty()) {
     // Stored with the job, so that what was tuned is on record.
     for (const auto& [dim, value] : tasks.defaulted) options["dims"][dim] = value;

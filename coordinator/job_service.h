@@ -22,6 +22,7 @@
 
 #include "coordinator/dispatcher.h"
 #include "coordinator/server.h"
+#include "coordinator/submit_limits.h"
 #include "database/database.h"
 #include "search/tuner.h"
 
@@ -35,6 +36,7 @@ struct JobServiceOptions {
   std::string cost_model = "xgb";
   std::function<double()> clock = MonotonicSeconds;
   double min_event_interval_s = 0.1;  // progress events of a job at most this often
+  SubmitLimits limits;                // what a client's submission may ask
 };
 
 // A job whose tasks the caller extracted (the embedded `tune run`, which binds dims and
@@ -65,7 +67,8 @@ class JobService : public ClientHandler {
   void Stop();
 
   // Stores a new job from a submit request (tasks extracted, workloads committed, options
-  // validated: kiln::Error(kParse) naming the option).
+  // validated: kiln::Error(kParse) naming the option; one past options.limits is refused
+  // before anything is stored, naming the limit).
   int64_t SubmitJob(const schemas::SubmitMsg& submit);
   int64_t SubmitJob(const JobSpec& spec);
   // Runs one job to its end on the calling thread (what the runner thread does per job).

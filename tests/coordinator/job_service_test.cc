@@ -238,5 +238,61 @@ TEST_F(JobServiceTest, ASubmittedModelIsSpecialisedByItsDimsAndBuckets) {
   }
 }
 
+// A submission past one of the coordinator's limits is refused before anything is stored,
+// naming the limit, its flag and the value; within the limits the same model is taken.
+TEST_F(JobServiceTest, ASubmissionPastALimitIsRefusedAndLeavesNothing) {
+  options_.limits.max_model_bytes = 1 << 20;
+  options_.limits.max_trials = 100;
+  options_.limits.max_tasks = 3;
+  options_.limits.max_dim = 512;
+  options_.limits.max_population = 1024;
+  options_.limits.max_unfinished_jobs = 2;
+  jobs_ = std::make_unique<JobService>(db_, dispatcher_, options_);
+  schemas::SubmitMsg submit;
+  submit.model = "mlp.onnx";
+  submit.model_bytes = ReadFile(std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/model.onnx");
+  submit.target = "llvm";
+  submit.trials = 8;
+  auto refused = [&](const std::string& options, int64_t trials, const std::string& expected) {
+    submit.options = options;
+    submit.trials = static_cast<uint64_t>(trials);
+    try {
+      jobs_->SubmitJob(submit);
+      ADD_FAILURE() << "taken: " << options << ", " << trials << " trials";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kParse);
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(expected)) << e.what();
+    }
+    EXPECT_TRUE(db_.ListJobs().empty()) << options;
+  };
+  refused("{}", 101, "trials is 101, past this coordinator's limit of 100 (--max-trials)");
+  refused(R"({"population": 4096})", 8, "population is 4096, past");
+  refused(R"({"dims": {"batch": 100000}})", 8, "dim batch is 100000, past");
+  refused(R"({"buckets": [{"name": "batch", "values": [1, 4096]}]})", 8,
+          "bucket value batch is 4096, past");
+  // The MLP's 3 kernels at one shape are within 3; at two buckets they are 6.
+  refused(R"({"buckets": [{"name": "batch", "values": [1, 8]}]})", 8,
+          "kernels to tune is 6, past this coordinator's limit of 3 (--max-tasks)");
+  std::string large = submit.model_bytes;
+  submit.model_bytes = std::string((1 << 20) + 1, 'x');
+  refused("{}", 8, "the model's size in bytes is 1048577, past");
+  submit.model_bytes = large;
+
+  submit.options = "{}";
+  submit.trials = 8;
+  jobs_->SubmitJob(submit);
+  jobs_->SubmitJob(submit);
+  EXPECT_EQ(db_.ListJobs().size(), 2u);
+  // Two jobs queued: a third waits for one of them to finish.
+  submit.options = "{}";
+  try {
+    jobs_->SubmitJob(submit);
+    ADD_FAILURE() << "a third queued job was taken";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("queued or running jobs with this one is 3"));
+  }
+  EXPECT_EQ(db_.ListJobs().size(), 2u);
+}
+
 }  // namespace
 }  // namespace kiln::coordinator
