@@ -42,18 +42,22 @@ std::vector<TuningRecord> Records(int n, size_t trace_bytes = 16) {
   return records;
 }
 
-// Runs `body` in a child process and returns its exit status (-1 if it did not exit).
-int InChild(const std::function<int()>& body) {
+// Starts `body` in a child process, whose exit status is its return value (98 if it threw).
+pid_t StartChild(const std::function<int()>& body) {
   pid_t pid = fork();
   if (pid == 0) {
-    int code = 99;
+    int code = 98;
     try {
       code = body();
     } catch (...) {
-      code = 98;
     }
     _exit(code);
   }
+  return pid;
+}
+
+// The child's exit status (-1 if it did not exit).
+int Wait(pid_t pid) {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -69,7 +73,7 @@ TEST(DatabaseFaults, ADiskThatFillsUpFailsTheBatchAndKeepsWhatWasStored) {
     ASSERT_EQ(db.CommitRecords(before), 10);
   }
   // The child's files may grow to 256 KiB; its batch of 2 MB of traces cannot be written.
-  int status = InChild([&] {
+  int status = Wait(StartChild([&] {
     signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
     rlimit limit{256 << 10, 256 << 10};
     setrlimit(RLIMIT_FSIZE, &limit);
@@ -84,7 +88,7 @@ TEST(DatabaseFaults, ADiskThatFillsUpFailsTheBatchAndKeepsWhatWasStored) {
       return e.kind() == ErrorKind::kIO && names_file ? 0 : 2;
     }
     return 1;  // stored past the limit: no fault happened
-  });
+  }));
   EXPECT_EQ(status, 0) << "1: the batch was stored; 2: the error was not an I/O error naming "
                           "the file; other: the child crashed";
   SqliteDatabase db(path);
@@ -109,22 +113,11 @@ TEST(DatabaseFaults, TwoProcessesWritingAtOnceLoseNothing) {
     }
     return 0;
   };
-  pid_t pid = fork();
-  if (pid == 0) {
-    int code = 97;
-    try {
-      code = write();
-    } catch (...) {
-      code = 98;
-    }
-    _exit(code);
-  }
+  pid_t child = StartChild(write);
   int here = write();
-  int status = 0;
-  waitpid(pid, &status, 0);
+  int status = Wait(child);
   EXPECT_EQ(here, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(status, 0);
   SqliteDatabase db(path);
   EXPECT_EQ(db.IntegrityCheck(), "ok");
   EXPECT_EQ(db.CountRecords(), 600);
