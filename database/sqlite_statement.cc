@@ -28,7 +28,13 @@ void SqliteConnection::Exec(const std::string& sql) {
 }
 
 void SqliteConnection::Fail(const std::string& what) const {
-  throw Error(ErrorKind::kIO, path_ + ": " + what + ": " + sqlite3_errmsg(db_));
+  // A write the file system refused says what the user can do about it.
+  int code = sqlite3_errcode(db_) & 0xff;  // the primary code of an extended one
+  std::string hint = code == SQLITE_FULL || code == SQLITE_IOERR
+                         ? " (the disk may be full or failing; what was stored before is kept)"
+                     : code == SQLITE_READONLY ? " (the file or its folder cannot be written)"
+                                               : "";
+  throw Error(ErrorKind::kIO, path_ + ": " + what + ": " + sqlite3_errmsg(db_) + hint);
 }
 
 SqliteStatement::SqliteStatement(SqliteConnection& db, const std::string& sql)
