@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
       last_time = now;
       last_trials = m.trials_total;
     });
-    size_t resumed = db.ListJobs(true).size();
+    int64_t resumed = db.CountUnfinishedJobs();
     KILN_LOG_INFO("kiln-coordinator: serving on {}, database {}, {} unfinished jobs to run",
                   server.endpoint(), db.path(), resumed);
     jobs.Start();

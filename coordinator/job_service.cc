@@ -88,9 +88,9 @@ int64_t JobService::SubmitJob(const schemas::SubmitMsg& submit) {
   // The model is specialised as `tune run` does: its symbolic dims bound (dims, default_dim)
   // and one specialisation per shape bucket, a task shared by buckets tuned once.
   JobOptions job_options = ParseJobOptions(options);
-  CheckSubmitRequest(options_.limits, static_cast<int64_t>(submit.model_bytes.size()),
-                     static_cast<int64_t>(std::min<uint64_t>(submit.trials, 1ull << 62)),
-                     job_options, static_cast<int64_t>(db_.ListJobs(true).size()));
+  auto trials = static_cast<int64_t>(std::min<uint64_t>(submit.trials, 1ull << 62));
+  CheckSubmitRequest(options_.limits, static_cast<int64_t>(submit.model_bytes.size()), trials,
+                     job_options, db_.CountUnfinishedJobs());
   ir::model::ModelTasks tasks = ir::model::ExtractModelTasks(submit.model, submit.model_bytes,
                                                              ModelTaskOptionsOf(job_options));
   CheckSubmitTasks(options_.limits, static_cast<int64_t>(tasks.tasks.size()));
@@ -106,7 +106,7 @@ int64_t JobService::SubmitJob(const schemas::SubmitMsg& submit) {
   spec.model_text = submit.model_bytes;
   spec.target = submit.target;
   spec.device = submit.device;
-  spec.trials = static_cast<int64_t>(std::min<uint64_t>(submit.trials, 1ull << 62));
+  spec.trials = trials;
   spec.options = std::move(options);
   for (size_t i = 0; i < tasks.tasks.size(); ++i) {
     spec.tasks.push_back({tasks.TaskLabel(i), tasks.tasks[i].func, tasks.tasks[i].weight});

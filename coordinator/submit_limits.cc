@@ -26,8 +26,9 @@ void CheckSubmitRequest(const SubmitLimits& limits, int64_t model_bytes, int64_t
   for (const auto& [dim, value] : options.dims) {
     AtMost(value, limits.max_dim, "dim " + dim, "--max-dim");
   }
-  if (options.default_dim)
+  if (options.default_dim) {
     AtMost(*options.default_dim, limits.max_dim, "the default dim", "--max-dim");
+  }
   for (const ir::model::ShapeBucket& bucket : options.buckets.Expand()) {
     for (const auto& [dim, value] : bucket.dims) {
       AtMost(value, limits.max_dim, "bucket value " + dim, "--max-dim");

@@ -125,6 +125,8 @@ class Database {
   // Every job, newest first; with `unfinished_only`, the queued and running ones oldest
   // first (the order a restarted coordinator resumes them in).
   virtual std::vector<Job> ListJobs(bool unfinished_only = false) = 0;
+  // The queued and running jobs, counted without reading them (each holds its model).
+  virtual int64_t CountUnfinishedJobs() = 0;
   // kiln::Error(kIO) naming the job when it does not exist.
   virtual void SetJobState(int64_t id, JobState state, const std::string& error = {}) = 0;
   // Sets a task's progress and recomputes its job's trials_done.

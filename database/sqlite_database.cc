@@ -488,6 +488,12 @@ std::vector<Job> SqliteDatabase::ListJobs(bool unfinished_only) {
   return out;
 }
 
+int64_t SqliteDatabase::CountUnfinishedJobs() {
+  std::lock_guard lock(mutex_);
+  SqliteStatement s(*db_, "SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running')");
+  return s.Step() ? s.Int(0) : 0;
+}
+
 void SqliteDatabase::SetJobState(int64_t id, JobState state, const std::string& error) {
   std::lock_guard lock(mutex_);
   SqliteStatement s(*db_, "UPDATE jobs SET state = ?, error = ?, updated = ? WHERE id = ?");

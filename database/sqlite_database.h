@@ -56,6 +56,7 @@ class SqliteDatabase : public Database {
   int64_t CreateJob(Job& job) override;
   std::optional<Job> GetJob(int64_t id) override;
   std::vector<Job> ListJobs(bool unfinished_only = false) override;
+  int64_t CountUnfinishedJobs() override;
   void SetJobState(int64_t id, JobState state, const std::string& error = {}) override;
   void SetTaskProgress(int64_t job_id, int task_index, int64_t trials_done,
                        std::optional<double> best_seconds) override;

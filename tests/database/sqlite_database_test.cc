@@ -258,6 +258,7 @@ TEST(SqliteDatabase, JobsTasksProgressAndStatistics) {
   SqliteDatabase db(path);
   std::vector<Job> unfinished = db.ListJobs(true);
   ASSERT_EQ(unfinished.size(), 1u);
+  EXPECT_EQ(db.CountUnfinishedJobs(), 1);
   const Job& job = unfinished[0];
   EXPECT_EQ(job.id, id);
   EXPECT_EQ(job.state, JobState::kRunning);
@@ -280,6 +281,7 @@ TEST(SqliteDatabase, JobsTasksProgressAndStatistics) {
 
   db.SetJobState(id, JobState::kFailed, "no worker for target llvm");
   EXPECT_TRUE(db.ListJobs(true).empty());
+  EXPECT_EQ(db.CountUnfinishedJobs(), 0);
   std::optional<Job> failed = db.GetJob(id);
   ASSERT_TRUE(failed.has_value());
   EXPECT_EQ(failed->state, JobState::kFailed);
