@@ -15,10 +15,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,19 +26,12 @@
 #include "runtime/measurer.h"
 #include "support/busy_processes.h"
 #include "support/error.h"
+#include "support/file.h"
 
 namespace kiln::bench {
 namespace {
 
 using nlohmann::json;
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  KILN_CHECK(in.good(), ErrorKind::kIO, path + ": cannot read");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 struct Kernel {
   std::string name;  // "record_3 (matmul 128)"
@@ -79,7 +70,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> workload_names = {"matmul 128", "dense+relu 32x64x64"};
   for (int w = 0; w < 2; ++w) {
     std::string path = dir + "workload_" + std::to_string(w) + ".tir";
-    workloads.push_back(ir::ParsePrimFunc(ReadText(path), path));
+    workloads.push_back(ir::ParsePrimFunc(ReadFile(path), path));
   }
   // TVM's database lists records 0-7 for workload 0 and 8-15 for workload 1.
   std::vector<Kernel> kernels;
@@ -87,7 +78,7 @@ int Main(int argc, char** argv) {
     std::string path = dir + "record_" + std::to_string(k) + "_scheduled.tir";
     int w = k < 8 ? 0 : 1;
     kernels.push_back({"record_" + std::to_string(k) + " (" + workload_names[w] + ")", w,
-                       ir::ParsePrimFunc(ReadText(path), path)});
+                       ir::ParsePrimFunc(ReadFile(path), path)});
   }
 
   runtime::MeasureOptions options;

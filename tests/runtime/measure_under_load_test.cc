@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "ir/text/parser.h"
@@ -64,10 +62,7 @@ TEST_F(MeasureUnderLoad, AKernelTimedAmongBusyProcessesSaysSo) {
 // max_retimes 0 it is kept as first timed, contention and all.
 TEST_F(MeasureUnderLoad, ACandidateTimedOnABusyMachineIsTimedAgainAndSaysSo) {
   std::string path = kiln::testing::SourcePath("tests/data/tvm/database/workload_0.tir").string();
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  ir::PrimFunc workload = ir::ParsePrimFunc(text.str(), path);
+  ir::PrimFunc workload = ir::ParsePrimFunc(kiln::testing::ReadTextFile(path), path);
   testing::ScratchDir dir;
   MeasureOptions options;
   options.cache_dir = dir.Sub("cache");
