@@ -251,9 +251,11 @@ TEST_F(CpuMeasurerTest, BatchesBuildAheadAndKeepTheOrder) {
 
 TEST_F(CpuMeasurerTest, EarlyCutoffTimesASlowCandidateFromOneRunAndSaysSo) {
   // A cutoff at 0.6 of the best: every later candidate as slow as the best counts as slow,
-  // whatever the machine's speed, and is not far enough past it to be abandoned.
+  // whatever the machine's speed, and is not far enough past it to be abandoned. The best is
+  // the median of 5 repeats of 20 ms: a test running alongside slowed a median of 3 repeats of
+  // 5 ms by more than 1/0.6 once, and the next candidate's first run fell under the cutoff.
   MeasureOptions options = Options();
-  options.timing = {.number = 3, .repeat = 3, .min_repeat_ms = 5, .warmup = 1};
+  options.timing = {.number = 3, .repeat = 5, .min_repeat_ms = 20, .warmup = 1};
   options.cutoff_factor = 0.6;
   options.cutoff_min_seconds = 0;
   CpuMeasurer measurer(options);
@@ -263,7 +265,7 @@ TEST_F(CpuMeasurerTest, EarlyCutoffTimesASlowCandidateFromOneRunAndSaysSo) {
   MeasureResult first = measurer.Measure({workload, workload});
   ASSERT_TRUE(first.ok()) << first.message;
   EXPECT_TRUE(first.message.empty()) << first.message;
-  EXPECT_EQ(first.repeat_seconds.size(), 3u);
+  EXPECT_EQ(first.repeat_seconds.size(), 5u);
   EXPECT_GE(first.number, 3);
   EXPECT_GT(measurer.CutoffSeconds(measurer.references().Get(workload, {}, 1)->key), 0);
 
@@ -293,7 +295,7 @@ TEST_F(CpuMeasurerTest, EarlyCutoffTimesASlowCandidateFromOneRunAndSaysSo) {
   MeasureResult other = measurer.Measure({Parse(kScale), Parse(kScale)});
   ASSERT_TRUE(other.ok()) << other.message;
   EXPECT_TRUE(other.message.empty()) << other.message;
-  EXPECT_EQ(other.repeat_seconds.size(), 3u);
+  EXPECT_EQ(other.repeat_seconds.size(), 5u);
 }
 
 TEST_F(CpuMeasurerTest, AFirstRunFarPastTheCutoffIsAbandoned) {
