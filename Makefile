@@ -37,7 +37,7 @@ sanitize: sanitize-configure
 # CI's share of it, within its time (a cold build of about 8 minutes on 2 cores): the parsers
 # (TVMScript text, TVM's JSON graphs), the wire messages and the tuning databases, each test
 # program run whole; a UBSan report stops the program, so it fails the run. The coordinator's
-# tests need most of the tree built (6 minutes more): `make sanitize` runs them.
+# tests need most of the tree built (about 8 minutes more): `make sanitize` runs them.
 SANITIZE_CI_TESTS = ir/text/ir_text_test ir/tvm_json/tvm_json_test \
   ir/tvm_json/tvm_json_prim_func_test schemas/schemas_test database/database_test \
   database/tvm_json_database_test
