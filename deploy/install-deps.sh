@@ -14,7 +14,7 @@ venv_dir=${KILN_VENV:-$here/.venv}
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git clang-14 libclang-rt-14-dev clang-format
-  libzmq3-dev cppzmq-dev capnproto libcapnp-dev libsqlite3-dev libxgboost-dev xgboost
+  libzmq3-dev cppzmq-dev capnproto libcapnp-dev libsqlite3-dev libxgboost-dev xgboost libseccomp-dev
   libcli11-dev libgtest-dev libgmock-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata

@@ -48,4 +48,15 @@ KernelFunction CpuModule::GetKernel(const std::string& symbol) const {
   return reinterpret_cast<KernelFunction>(address);
 }
 
+void CpuModule::StartOpenMpThreads() {
+  // Loaded already when a kernel library pulled it in; never loaded here.
+  void* runtime = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (runtime == nullptr) return;
+  using Parallel = void (*)(void (*)(void*), void*, unsigned num_threads, unsigned flags);
+  auto parallel = reinterpret_cast<Parallel>(dlsym(runtime, "GOMP_parallel"));
+  // 0 threads: the default team, the one a kernel's parallel loops get.
+  if (parallel != nullptr) parallel([](void*) {}, nullptr, 0, 0);
+  dlclose(runtime);
+}
+
 }  // namespace kiln::runtime

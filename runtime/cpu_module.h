@@ -31,6 +31,12 @@ class CpuModule {
   KernelFunction GetKernel(const std::string& symbol) const;
   const std::string& path() const { return path_; }
 
+  // Starts the thread pool of the OpenMP runtime the library uses (when it uses one) by
+  // running an empty parallel region, none of the library's code: a process that will start
+  // no threads it can see afterwards (a locked-down runner, sandbox_lockdown.h) knows them
+  // all before a kernel runs. A parallel kernel then finds the pool started.
+  static void StartOpenMpThreads();
+
  private:
   CpuModule(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
   void* handle_ = nullptr;

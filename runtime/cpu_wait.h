@@ -14,6 +14,12 @@ namespace kiln::runtime {
 // none where the kernel does not account for it (no /proc/self/task/*/schedstat).
 std::optional<double> ProcessCpuWaitSeconds();
 
+// Opens the schedstat files of the threads this process has now and reads only those from
+// then on: for a process that may open no more files (a runner once locked down,
+// sandbox_lockdown.h). Threads started later are not counted; start a parallel kernel's
+// thread pool first (StartOpenMpThreads, cpu_module.h).
+void PinThreadWaitFiles();
+
 // A timing whose contention is at or above this is contended: its time says more about the
 // other work on the machine than about the kernel.
 inline constexpr double kContendedShare = 0.1;

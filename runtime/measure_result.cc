@@ -15,6 +15,7 @@ constexpr std::pair<MeasureErrorKind, std::string_view> kNames[] = {
     {MeasureErrorKind::kRuntimeError, "runtime_error"},
     {MeasureErrorKind::kTimeout, "timeout"},
     {MeasureErrorKind::kWrongResult, "wrong_result"},
+    {MeasureErrorKind::kSandboxViolation, "sandbox_violation"},
 };
 
 }  // namespace

@@ -22,10 +22,12 @@ enum class MeasureErrorKind {
   kTimeout,       // the run passed its wall-clock limit and was stopped; a median_seconds
                   // above 0 is how long it ran (the early cutoff's abandoned run), a lower bound
   kWrongResult,   // outputs differ from the reference (set by the caller's check)
+  kSandboxViolation,  // the kernel made a system call its runner forbids (opened a file,
+                      // connected, forked, exec'd: runtime/sandbox_lockdown.h) and was killed
 };
 
-// "ok", "build_error", "runtime_error", "timeout", "wrong_result": stable names, used on the
-// wire and in the database.
+// "ok", "build_error", "runtime_error", "timeout", "wrong_result", "sandbox_violation":
+// stable names, used on the wire and in the database.
 std::string_view MeasureErrorKindName(MeasureErrorKind kind);
 std::optional<MeasureErrorKind> ParseMeasureErrorKind(std::string_view name);
 

@@ -2,11 +2,13 @@
 // validated read-back of the result and the dumped tensors.
 #include "runtime/sandbox_client.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "runtime/file_util.h"
 #include "runtime/subprocess.h"
@@ -124,6 +126,10 @@ SandboxOutcome SandboxClient::Run(SandboxRequest request) const {
   if (request.build.time_limit_s <= 0 || request.build.time_limit_s > build_limit) {
     request.build.time_limit_s = build_limit;
   }
+  // At most every core busy for the whole wall-clock limit, and a second more: a runner whose
+  // client was killed (and cannot kill it) still ends.
+  double cpu_limit = options_.time_limit_s * std::max(1u, std::thread::hardware_concurrency()) + 1;
+  if (request.cpu_limit_s <= 0 || request.cpu_limit_s > cpu_limit) request.cpu_limit_s = cpu_limit;
   std::string request_path = (dir.path() / "request.json").string();
   std::string result_path = (dir.path() / "result.json").string();
   WriteFileAtomically(request_path, RequestToJson(request));
@@ -152,6 +158,13 @@ SandboxOutcome SandboxClient::Run(SandboxRequest request) const {
     char limit[32];
     std::snprintf(limit, sizeof limit, "%g", options_.time_limit_s);
     m.message = "sandbox " + what + " " + run.Describe() + " (limit " + limit + " s); killed";
+    return outcome;
+  }
+  if (!run.exited && run.signal == SIGSYS) {
+    m.error_kind = MeasureErrorKind::kSandboxViolation;
+    m.message = WithOutput(
+        "sandbox " + what + " was stopped: the candidate made a system call the sandbox forbids",
+        run.output);
     return outcome;
   }
   if (!run.exited) {

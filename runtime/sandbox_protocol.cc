@@ -332,6 +332,7 @@ std::string RequestToJson(const SandboxRequest& request) {
         {"cutoff_seconds", request.timing.cutoff_seconds}}},
       {"dump_outputs", request.dump_outputs},
       {"output_dir", request.output_dir},
+      {"cpu_limit_s", request.cpu_limit_s},
   };
   return j.dump(1);
 }
@@ -373,6 +374,7 @@ SandboxRequest RequestFromJson(const std::string& text, const std::string& where
   request.timing.cutoff_seconds = t.NonNegative("cutoff_seconds");
   request.dump_outputs = r.Bool("dump_outputs");
   request.output_dir = r.StringOr("output_dir", "");
+  request.cpu_limit_s = r.NonNegative("cpu_limit_s");
   if ((request.dump_outputs || request.phase == SandboxPhase::kRunOnce) &&
       request.output_dir.empty()) {
     r.Fail("output_dir", "needed to dump outputs");
@@ -452,6 +454,10 @@ void WriteTensorFile(const ir::HostTensor& tensor, const std::string& path) {
   out.write(static_cast<const char*>(tensor.data()), static_cast<std::streamsize>(tensor.nbytes()));
   out.close();
   KILN_CHECK(out.good(), ErrorKind::kIO, "cannot write tensor file " + path);
+}
+
+void WriteTensorFile(const ir::HostTensor& tensor, PreopenedFile& file) {
+  file.Write(tensor.data(), tensor.nbytes());
 }
 
 ir::HostTensor ReadTensorFile(const std::string& path, ir::DataType dtype,

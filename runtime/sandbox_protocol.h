@@ -14,14 +14,16 @@
 #include "ir/host_tensor.h"
 #include "ir/interpreter/interpreter.h"
 #include "runtime/cpu_builder.h"
+#include "runtime/file_util.h"
 #include "runtime/measure_result.h"
 #include "runtime/timing.h"
 
 namespace kiln::runtime {
 
 // 2: the timing's early cutoff, and the result's cutoff and kernel_seconds. 3: the cutoff
-// "abandoned". 4: the result's contention.
-inline constexpr int kSandboxProtocolVersion = 4;
+// "abandoned". 4: the result's contention. 5: the request's cpu_limit_s (the runner is locked
+// down before the candidate runs, runtime/sandbox_lockdown.h).
+inline constexpr int kSandboxProtocolVersion = 5;
 
 // The runner's exit status when it could not carry out the request (unreadable or malformed
 // request, arguments that do not match the signature, a tensor file it could not write): a
@@ -70,6 +72,10 @@ struct SandboxRequest {
   // kTime: first run once and write every tensor argument to output_dir, as kRunOnce does.
   bool dump_outputs = false;
   std::string output_dir;
+  // CPU seconds (over all threads) past which the locked-down runner is killed, so that one
+  // whose client is gone still ends; 0: no limit (SandboxClient sets at most its wall-clock
+  // limit on every core).
+  double cpu_limit_s = 0;
 };
 
 struct TensorFileRef {
@@ -103,6 +109,7 @@ SandboxResult ResultFromJson(const std::string& text, const std::string& where);
 // Raw tensor files. Reading checks that the file holds exactly the bytes dtype and shape
 // need (kiln::Error(kIO) naming the file otherwise).
 void WriteTensorFile(const ir::HostTensor& tensor, const std::string& path);
+void WriteTensorFile(const ir::HostTensor& tensor, PreopenedFile& file);
 ir::HostTensor ReadTensorFile(const std::string& path, ir::DataType dtype,
                               const std::vector<int64_t>& shape);
 

@@ -11,6 +11,7 @@
 #include "runtime/file_util.h"
 #include "runtime/kernel_args.h"
 #include "runtime/run_watchdog.h"
+#include "runtime/timing.h"
 #include "support/error.h"
 
 namespace kiln::runtime {
@@ -53,9 +54,32 @@ double FirstRun(const SandboxRequest& request, const SandboxResult& so_far,
   return seconds;
 }
 
+// The files the kernel's tensor arguments are dumped to, by argument index, opened now;
+// `refs` describes them.
+std::vector<std::pair<size_t, PreopenedFile>> OpenOutputFiles(const SandboxRequest& request,
+                                                              const std::vector<ir::ArgValue>& args,
+                                                              std::vector<TensorFileRef>& refs) {
+  std::vector<std::pair<size_t, PreopenedFile>> files;
+  if (request.phase != SandboxPhase::kRunOnce && !request.dump_outputs) return files;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto* tensor = std::get_if<ir::HostTensor>(&args[i]);
+    if (tensor == nullptr) continue;
+    TensorFileRef out;
+    out.param_index = static_cast<int>(i);
+    out.dtype = tensor->dtype();
+    out.shape = tensor->shape();
+    out.path = (std::filesystem::path(request.output_dir) / ("param" + std::to_string(i) + ".bin"))
+                   .string();
+    files.emplace_back(i, PreopenedFile(out.path));
+    refs.push_back(std::move(out));
+  }
+  return files;
+}
+
 }  // namespace
 
-SandboxResult RunSandboxRequest(const SandboxRequest& request, const AbandonHandler& on_abandon) {
+SandboxResult RunSandboxRequest(const SandboxRequest& request, const AbandonHandler& on_abandon,
+                                const LockdownHook& lock_down) {
   SandboxResult result;
   result.library_path = request.library_path;
   if (!request.source_path.empty()) {
@@ -82,6 +106,16 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request, const AbandonHand
   std::vector<ir::ArgValue> args = MaterializeArgs(request.args);
   std::vector<codegen::PackedValue> packed = PackArguments(signature, args);
   auto run = [&] { CallKernel(kernel, signature, packed); };
+  // Outputs are listed in the result once written.
+  std::vector<TensorFileRef> output_refs;
+  std::vector<std::pair<size_t, PreopenedFile>> output_files =
+      OpenOutputFiles(request, args, output_refs);
+  if (lock_down) {
+    CpuModule::StartOpenMpThreads();
+    PinThreadWaitFiles();
+    if (request.timing.flush_cache) FlushCpuCache();
+    lock_down();
+  }
   try {
     // The first run (the checked one when outputs are dumped) in the time phase, which the
     // early cutoff judges.
@@ -93,21 +127,10 @@ SandboxResult RunSandboxRequest(const SandboxRequest& request, const AbandonHand
       first_run = FirstRun(request, result, on_abandon, run, &first_contention);
       result.kernel_seconds += *first_run;
     }
-    if (request.phase == SandboxPhase::kRunOnce || request.dump_outputs) {
-      for (size_t i = 0; i < args.size(); ++i) {
-        const auto* tensor = std::get_if<ir::HostTensor>(&args[i]);
-        if (tensor == nullptr) continue;
-        TensorFileRef out;
-        out.param_index = static_cast<int>(i);
-        out.dtype = tensor->dtype();
-        out.shape = tensor->shape();
-        out.path =
-            (std::filesystem::path(request.output_dir) / ("param" + std::to_string(i) + ".bin"))
-                .string();
-        WriteTensorFile(*tensor, out.path);
-        result.outputs.push_back(std::move(out));
-      }
+    for (auto& [index, file] : output_files) {
+      WriteTensorFile(std::get<ir::HostTensor>(args[index]), file);
     }
+    result.outputs = std::move(output_refs);
     if (request.phase == SandboxPhase::kTime) {
       // The first run (whose outputs were dumped, if they were) already warmed the caches and
       // the kernel's pages: it is the first warm-up run, also for the early cutoff.

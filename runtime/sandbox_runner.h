@@ -14,6 +14,12 @@ namespace kiln::runtime {
 // (the kernel is still running on another thread); see RunSandboxRequest.
 using AbandonHandler = std::function<void(const SandboxResult& abandoned)>;
 
+// Called once the kernel is loaded, its arguments made and its output files open, before any
+// of the candidate's code runs: the runner process locks itself down there
+// (sandbox_lockdown.h). Before it is called, the OpenMP thread pool is started and the
+// timing's files are opened, so that nothing after it needs a new file or process.
+using LockdownHook = std::function<void()>;
+
 // Carries out `request`. Failures the candidate is to blame for (compiler error, missing
 // symbol, non-zero return code) come back as an error result; a malformed request or an
 // unusable environment throws kiln::Error. With `on_abandon` and an early cutoff in the
@@ -21,6 +27,7 @@ using AbandonHandler = std::function<void(const SandboxResult& abandoned)>;
 // abandoned: `on_abandon` gets the result (cutoff kAbandoned, the time so far as the
 // measurement, no outputs) from another thread while the kernel runs on.
 SandboxResult RunSandboxRequest(const SandboxRequest& request,
-                                const AbandonHandler& on_abandon = {});
+                                const AbandonHandler& on_abandon = {},
+                                const LockdownHook& lock_down = {});
 
 }  // namespace kiln::runtime

@@ -51,6 +51,9 @@ using GpuBackendFactory = std::function<std::unique_ptr<GpuBackend>()>;
 // `runner describe RESULT.json` writes the DeviceDescription; `runner REQUEST.json
 // RESULT.json` carries out a request. Exit status 0 when the result file is written,
 // kNoDeviceExitStatus without a device, kSandboxFaultExitStatus for a request it cannot read.
-int GpuRunnerMain(int argc, char** argv, const GpuBackendFactory& open_device);
+// After the first run the runner locks itself down for the timing (runtime/sandbox_lockdown.h):
+// limits always, the system call filter when `filter_system_calls`.
+int GpuRunnerMain(int argc, char** argv, const GpuBackendFactory& open_device,
+                  bool filter_system_calls = true);
 
 }  // namespace kiln::runtime::gpu

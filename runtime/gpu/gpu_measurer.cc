@@ -2,6 +2,7 @@
 // comparison with the reference.
 #include "runtime/gpu/gpu_measurer.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -245,6 +246,10 @@ MeasureResult GpuMeasurer::MeasureImpl(const MeasureCandidate& candidate, Measur
   request.time = !warm;
   request.dump_outputs = !warm;
   request.output_dir = out_dir.string();
+  // Every core busy for the whole limit, and a second more (SandboxRequest::cpu_limit_s).
+  request.cpu_limit_s = (options_.build_time_limit_s + options_.run_time_limit_s) *
+                            std::max(1u, std::thread::hardware_concurrency()) +
+                        1;
   std::string request_path = (dir.path() / "request.json").string();
   std::string result_path = (dir.path() / "result.json").string();
   WriteFileAtomically(request_path, GpuRequestToJson(request));
@@ -263,6 +268,11 @@ MeasureResult GpuMeasurer::MeasureImpl(const MeasureCandidate& candidate, Measur
   std::string what = spec_.runner_name + " for kernel " + d.source.signature.symbol;
   if (run.timed_out) {
     return FailedResult(MeasureErrorKind::kTimeout, what + " " + run.Describe() + "; killed");
+  }
+  if (!run.exited && run.signal == SIGSYS) {
+    return FailedResult(
+        MeasureErrorKind::kSandboxViolation,
+        what + " was stopped: a system call the runner forbids: " + Tail(run.output));
   }
   if (!run.exited) {
     return FailedResult(MeasureErrorKind::kRuntimeError,

@@ -65,7 +65,8 @@ std::string GpuRequestToJson(const GpuRunRequest& r) {
               {"warmup", r.timing.warmup}}},
             {"time", r.time},
             {"dump_outputs", r.dump_outputs},
-            {"output_dir", r.output_dir}};
+            {"output_dir", r.output_dir},
+            {"cpu_limit_s", r.cpu_limit_s}};
   return j.dump();
 }
 
@@ -125,6 +126,7 @@ GpuRunRequest GpuRequestFromJson(const std::string& text, const std::string& whe
     r.time = j.at("time").get<bool>();
     r.dump_outputs = j.at("dump_outputs").get<bool>();
     r.output_dir = j.at("output_dir").get<std::string>();
+    r.cpu_limit_s = j.at("cpu_limit_s").get<double>();
   } catch (const json::exception& e) {
     throw Error(ErrorKind::kParse, where + ": malformed GPU request: " + e.what());
   }

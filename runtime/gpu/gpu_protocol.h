@@ -16,7 +16,8 @@
 
 namespace kiln::runtime::gpu {
 
-inline constexpr int kGpuProtocolVersion = 1;
+// 2: cpu_limit_s (the runner is locked down for the timing, runtime/sandbox_lockdown.h).
+inline constexpr int kGpuProtocolVersion = 2;
 
 // The runner's exit status when no device of its kind can be opened (no driver, no device):
 // the machine cannot serve this device kind at all.
@@ -48,6 +49,7 @@ struct GpuRunRequest {
   bool time = true;           // false: run once and dump only
   bool dump_outputs = false;  // write every parameter buffer after one run
   std::string output_dir;
+  double cpu_limit_s = 0;  // SandboxRequest::cpu_limit_s
 };
 
 std::string GpuRequestToJson(const GpuRunRequest& request);

@@ -6,17 +6,24 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <functional>
 
 #include "ir/host_tensor.h"
+#include "runtime/cpu_wait.h"
 #include "runtime/file_util.h"
 #include "runtime/gpu/gpu_backend.h"
+#include "runtime/sandbox_lockdown.h"
 #include "runtime/sandbox_protocol.h"
 #include "support/error.h"
 
 namespace kiln::runtime::gpu {
 namespace {
 
-SandboxResult RunRequest(const GpuRunRequest& request, GpuBackend& backend) {
+// The largest file the locked-down runner writes: its result (outputs are dumped before).
+constexpr int64_t kResultFileBytes = int64_t{16} << 20;
+
+SandboxResult RunRequest(const GpuRunRequest& request, GpuBackend& backend,
+                         const std::function<void()>& lock_down) {
   SandboxResult result;
   std::string source = ReadWholeFile(request.source_path);
   auto start = std::chrono::steady_clock::now();
@@ -71,6 +78,9 @@ SandboxResult RunRequest(const GpuRunRequest& request, GpuBackend& backend) {
         result.outputs.push_back(std::move(out));
       }
     }
+    // The device, the kernels and the first run's lazy work are set up: the timing runs
+    // locked down (the driver may need files and processes until the first run is done).
+    lock_down();
     if (request.time) {
       TimingConfig timing = request.timing;
       if (timing.warmup > 0) --timing.warmup;  // the run above was one
@@ -90,7 +100,8 @@ SandboxResult RunRequest(const GpuRunRequest& request, GpuBackend& backend) {
 
 }  // namespace
 
-int GpuRunnerMain(int argc, char** argv, const GpuBackendFactory& open_device) {
+int GpuRunnerMain(int argc, char** argv, const GpuBackendFactory& open_device,
+                  bool filter_system_calls) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: %s REQUEST.json RESULT.json | %s describe RESULT.json\n", argv[0],
                  argv[0]);
@@ -116,8 +127,20 @@ int GpuRunnerMain(int argc, char** argv, const GpuBackendFactory& open_device) {
       return 0;
     }
     GpuRunRequest request = GpuRequestFromJson(ReadWholeFile(argv[1]), argv[1]);
-    SandboxResult result = RunRequest(request, *backend);
-    WriteFileAtomically(argv[2], ResultToJson(result));
+    // Opened now: the locked-down runner opens no files (filled after the run; the client
+    // reads it only after a normal exit).
+    PreopenedFile result_file(argv[2]);
+    SandboxResult result = RunRequest(request, *backend, [&] {
+      PinThreadWaitFiles();  // the timing's contention, read without opening files
+      LockdownLimits limits;
+      limits.process_name = argv[0];
+      limits.cpu_seconds = request.cpu_limit_s;
+      limits.file_bytes = kResultFileBytes;
+      limits.filter_system_calls = filter_system_calls;
+      LockDownProcess(limits);
+    });
+    std::string text = ResultToJson(result);
+    result_file.Write(text.data(), text.size());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
     return kSandboxFaultExitStatus;
