@@ -78,7 +78,11 @@ int main(int argc, char** argv) {
                  "the largest population a job may ask for (16384)")
       ->check(CLI::PositiveNumber);
   app.add_option("--max-jobs", limits.max_unfinished_jobs,
-                 "the most jobs queued or running at once (64)")
+                 "the most jobs queued or running at once, of every client together (64)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-jobs-per-client", limits.max_unfinished_jobs_per_client,
+                 "the most jobs one client (one CurveZMQ key; without --keys, every client "
+                 "together) may have queued or running at once (16)")
       ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);

@@ -82,7 +82,7 @@ void JobService::SetEventSink(EventSink sink) {
   event_sink_ = std::move(sink);
 }
 
-int64_t JobService::SubmitJob(const schemas::SubmitMsg& submit) {
+int64_t JobService::SubmitJob(const schemas::SubmitMsg& submit, const std::string& client) {
   nlohmann::json options = nlohmann::json::parse(submit.options, nullptr, false);
   KILN_CHECK(options.is_object(), ErrorKind::kParse, "submit: options are not a JSON object");
   // The model is specialised as `tune run` does: its symbolic dims bound (dims, default_dim)
@@ -90,7 +90,8 @@ int64_t JobService::SubmitJob(const schemas::SubmitMsg& submit) {
   JobOptions job_options = ParseJobOptions(options);
   auto trials = static_cast<int64_t>(std::min<uint64_t>(submit.trials, 1ull << 62));
   CheckSubmitRequest(options_.limits, static_cast<int64_t>(submit.model_bytes.size()), trials,
-                     job_options, db_.CountUnfinishedJobs());
+                     job_options, client,
+                     {db_.CountUnfinishedJobs(), db_.CountUnfinishedJobs(client)});
   ir::model::ModelTasks tasks = ir::model::ExtractModelTasks(submit.model, submit.model_bytes,
                                                              ModelTaskOptionsOf(job_options));
   CheckSubmitTasks(options_.limits, static_cast<int64_t>(tasks.tasks.size()));
@@ -108,6 +109,7 @@ int64_t JobService::SubmitJob(const schemas::SubmitMsg& submit) {
   spec.device = submit.device;
   spec.trials = trials;
   spec.options = std::move(options);
+  spec.client = client;
   for (size_t i = 0; i < tasks.tasks.size(); ++i) {
     spec.tasks.push_back({tasks.TaskLabel(i), tasks.tasks[i].func, tasks.tasks[i].weight});
   }
@@ -128,6 +130,7 @@ int64_t JobService::SubmitJob(const JobSpec& spec) {
   job.device = spec.device;
   job.options_json = JobOptionsToJson(job_options).dump();
   job.trials_total = spec.trials;
+  job.client = spec.client;
   int64_t share = (job.trials_total + static_cast<int64_t>(spec.tasks.size()) - 1) /
                   static_cast<int64_t>(spec.tasks.size());
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
@@ -144,6 +147,7 @@ int64_t JobService::SubmitJob(const JobSpec& spec) {
             {"tasks", spec.tasks.size()},
             {"trials", spec.trials},
             {"target", spec.target},
+            {"client", spec.client},
             {"options", JobOptionsToJson(job_options)}});
   wake_.notify_all();
   return id;
@@ -158,6 +162,7 @@ schemas::JobEventMsg JobService::Event(const database::Job& job) {
   e.message = job.error;
   e.model = job.model;
   e.target = job.target;
+  e.client = ClientLabel(job.client);
   std::vector<TaskExtra> extras;
   {
     std::lock_guard lock(observers_mutex_);
@@ -214,9 +219,17 @@ bool JobService::Cancel(int64_t job_id, const std::string& reason) {
   return true;
 }
 
-schemas::Message JobService::Handle(const schemas::Message& request) {
+schemas::Message JobService::Handle(const schemas::Message& request, const ClientContext& context) {
   if (const auto* submit = std::get_if<schemas::SubmitMsg>(&request)) {
-    int64_t id = SubmitJob(*submit);
+    int64_t id = 0;
+    try {
+      id = SubmitJob(*submit, context.client);
+    } catch (const Error& e) {
+      // The client reads the refusal; the log keeps who was refused.
+      KILN_LOG_INFO("submit of {} by client {}: {}", submit->model, ClientLabel(context.client),
+                    e.what());
+      throw;
+    }
     Publish(id, true);
     return schemas::SubmittedMsg{static_cast<uint64_t>(id)};
   }

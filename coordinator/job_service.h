@@ -53,6 +53,7 @@ struct JobSpec {
   std::string device;  // a device key; empty: any worker of the target
   int64_t trials = 0;
   nlohmann::json options = nlohmann::json::object();  // coordinator/job_options.h
+  std::string client;  // who submitted it (ClientContext); empty: no client's (`tune run`)
   std::vector<Task> tasks;
 };
 
@@ -61,15 +62,16 @@ class JobService : public ClientHandler {
   JobService(database::Database& db, Dispatcher& dispatcher, JobServiceOptions options = {});
   ~JobService() override;
 
-  schemas::Message Handle(const schemas::Message& request) override;
+  schemas::Message Handle(const schemas::Message& request, const ClientContext& context) override;
   // Starts the thread that runs queued jobs (and resumes those left running by a restart).
   void Start();
   void Stop();
 
-  // Stores a new job from a submit request (tasks extracted, workloads committed, options
-  // validated: kiln::Error(kParse) naming the option; one past options.limits is refused
-  // before anything is stored, naming the limit).
-  int64_t SubmitJob(const schemas::SubmitMsg& submit);
+  // Stores a new job of `client` from a submit request (tasks extracted, workloads committed,
+  // options validated: kiln::Error(kParse) naming the option; one past options.limits, the
+  // client's jobs counted apart from every client's, is refused before anything is stored,
+  // naming the limit).
+  int64_t SubmitJob(const schemas::SubmitMsg& submit, const std::string& client = kAnonymousClient);
   int64_t SubmitJob(const JobSpec& spec);
   // Runs one job to its end on the calling thread (what the runner thread does per job).
   void RunJob(int64_t job_id);

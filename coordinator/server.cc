@@ -10,6 +10,19 @@
 
 namespace kiln::coordinator {
 
+namespace {
+
+// The client a frame came from: the ZAP handler's User-Id (the CURVE public key) when the
+// socket authenticates, else the anonymous client.
+ClientContext ClientOf(const zmq::message_t& frame) {
+  const char* user = zmq_msg_gets(frame.handle(), "User-Id");
+  ClientContext context;
+  if (user != nullptr && *user != '\0') context.client = user;
+  return context;
+}
+
+}  // namespace
+
 double MonotonicSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -118,7 +131,7 @@ void Server::HandleFrame(const std::string& identity, const zmq::message_t& fram
       return;
     }
     try {
-      schemas::Message reply = clients_->Handle(message);
+      schemas::Message reply = clients_->Handle(message, ClientOf(frame));
       const auto* query = std::get_if<schemas::QueryMsg>(&message);
       const auto* event = std::get_if<schemas::JobEventMsg>(&reply);
       if (query != nullptr && query->kind == schemas::QueryMsg::Kind::kWatch && event != nullptr &&

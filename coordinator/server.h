@@ -23,11 +23,22 @@
 
 namespace kiln::coordinator {
 
+// The client of a coordinator without keys: every client is this one, so that a limit per
+// client is a limit per coordinator.
+inline constexpr const char* kAnonymousClient = "anonymous";
+
+// Who sent a client request: with CurveZMQ, the Z85 public key the ZAP handler accepted (the
+// frame's "User-Id"); without keys, kAnonymousClient.
+struct ClientContext {
+  std::string client = kAnonymousClient;
+};
+
 // Answers client requests (submit, status, cancel, job and worker lists).
 class ClientHandler {
  public:
   virtual ~ClientHandler() = default;
-  virtual schemas::Message Handle(const schemas::Message& request) = 0;
+  virtual schemas::Message Handle(const schemas::Message& request,
+                                  const ClientContext& context) = 0;
 };
 
 struct CurveServerKeys {

@@ -16,8 +16,13 @@ void AtMost(int64_t value, int64_t limit, const std::string& what, const std::st
 
 }  // namespace
 
+std::string ClientLabel(const std::string& client) {
+  return client.size() > 12 ? client.substr(0, 8) + "..." : client;
+}
+
 void CheckSubmitRequest(const SubmitLimits& limits, int64_t model_bytes, int64_t trials,
-                        const JobOptions& options, int64_t unfinished_jobs) {
+                        const JobOptions& options, const std::string& client,
+                        UnfinishedJobs unfinished) {
   AtMost(model_bytes, limits.max_model_bytes, "the model's size in bytes", "--max-model-mb");
   AtMost(trials, limits.max_trials, "trials", "--max-trials");
   if (options.population) {
@@ -34,7 +39,13 @@ void CheckSubmitRequest(const SubmitLimits& limits, int64_t model_bytes, int64_t
       AtMost(value, limits.max_dim, "bucket value " + dim, "--max-dim");
     }
   }
-  AtMost(unfinished_jobs + 1, limits.max_unfinished_jobs, "queued or running jobs with this one",
+  // The client's own limit first: it is the one the client can do something about.
+  AtMost(unfinished.client + 1, limits.max_unfinished_jobs_per_client,
+         "queued or running jobs of client '" + ClientLabel(client) + "' with this one",
+         "--max-jobs-per-client");
+  AtMost(unfinished.all + 1, limits.max_unfinished_jobs,
+         "queued or running jobs of every client with this one from client '" +
+             ClientLabel(client) + "'",
          "--max-jobs");
 }
 

@@ -60,6 +60,10 @@ struct Job {
   std::string target;
   std::string device;        // the device key measured on; empty: any worker of the target
   std::string options_json;  // submit options the job runs with ("{}" when none)
+  // Who submitted it: the client's CurveZMQ public key (Z85), "anonymous" from a coordinator
+  // without keys; empty for a job not submitted by a client (the embedded `tune run`) and for
+  // jobs stored before clients were recorded (schema version 2).
+  std::string client;
   JobState state = JobState::kQueued;
   std::string error;  // why it failed
   int64_t trials_total = 0;
@@ -125,8 +129,10 @@ class Database {
   // Every job, newest first; with `unfinished_only`, the queued and running ones oldest
   // first (the order a restarted coordinator resumes them in).
   virtual std::vector<Job> ListJobs(bool unfinished_only = false) = 0;
-  // The queued and running jobs, counted without reading them (each holds its model).
+  // The queued and running jobs, counted without reading them (each holds its model): of
+  // every client, or of one (Job::client).
   virtual int64_t CountUnfinishedJobs() = 0;
+  virtual int64_t CountUnfinishedJobs(const std::string& client) = 0;
   // kiln::Error(kIO) naming the job when it does not exist.
   virtual void SetJobState(int64_t id, JobState state, const std::string& error = {}) = 0;
   // Sets a task's progress and recomputes its job's trials_done.

@@ -89,6 +89,14 @@ const std::vector<std::function<void(SqliteConnection&)>>& Migrations() {
       [](SqliteConnection& db) {
         db.Exec("ALTER TABLE records ADD COLUMN contention REAL NOT NULL DEFAULT 0");
       },
+      // 2 -> 3: each job's client (its CurveZMQ public key), for the limit of jobs per client;
+      // earlier jobs say '' (unrecorded). The index answers the unfinished-job counts without
+      // reading the rows, whose models may be large.
+      [](SqliteConnection& db) {
+        db.Exec(
+            "ALTER TABLE jobs ADD COLUMN client TEXT NOT NULL DEFAULT ''; "
+            "CREATE INDEX jobs_state_client ON jobs (state, client)");
+      },
   };
   return migrations;
 }
@@ -145,12 +153,13 @@ Job ReadJob(const SqliteStatement& s) {
   job.trials_done = s.Int(9);
   job.created_unix = s.Double(10);
   job.updated_unix = s.Double(11);
+  job.client = s.Text(12);
   return job;
 }
 
 constexpr const char* kJobColumns =
     "id, model, model_text, target, device, options, state, error, trials_total, trials_done, "
-    "created, updated";
+    "created, updated, client";
 
 }  // namespace
 
@@ -416,8 +425,8 @@ int64_t SqliteDatabase::CreateJob(Job& job) {
   job.trials_done = 0;
   SqliteStatement insert(*db_,
                          "INSERT INTO jobs (model, model_text, target, device, options, state, "
-                         "error, trials_total, trials_done, created, updated) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)");
+                         "error, trials_total, trials_done, created, updated, client) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)");
   insert.Bind(1, job.model)
       .Bind(2, job.model_text)
       .Bind(3, job.target)
@@ -427,7 +436,8 @@ int64_t SqliteDatabase::CreateJob(Job& job) {
       .Bind(7, job.error)
       .Bind(8, job.trials_total)
       .Bind(9, now)
-      .Bind(10, now);
+      .Bind(10, now)
+      .Bind(11, job.client);
   insert.Run();
   job.id = sqlite3_last_insert_rowid(db_->get());
   SqliteStatement task(*db_,
@@ -491,6 +501,14 @@ std::vector<Job> SqliteDatabase::ListJobs(bool unfinished_only) {
 int64_t SqliteDatabase::CountUnfinishedJobs() {
   std::lock_guard lock(mutex_);
   SqliteStatement s(*db_, "SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running')");
+  return s.Step() ? s.Int(0) : 0;
+}
+
+int64_t SqliteDatabase::CountUnfinishedJobs(const std::string& client) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement s(
+      *db_, "SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running') AND client = ?");
+  s.Bind(1, client);
   return s.Step() ? s.Int(0) : 0;
 }
 

@@ -15,7 +15,7 @@ namespace kiln::database {
 
 // The schema version this build writes. Pinned by tests/database: changing the schema means
 // a new version and a migration step from the previous one.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // ~/.cache/kiln/tuning.db, or tuning.db under KILN_CACHE_DIR when set.
 std::string DefaultDatabasePath();
@@ -57,6 +57,7 @@ class SqliteDatabase : public Database {
   std::optional<Job> GetJob(int64_t id) override;
   std::vector<Job> ListJobs(bool unfinished_only = false) override;
   int64_t CountUnfinishedJobs() override;
+  int64_t CountUnfinishedJobs(const std::string& client) override;
   void SetJobState(int64_t id, JobState state, const std::string& error = {}) override;
   void SetTaskProgress(int64_t job_id, int task_index, int64_t trials_done,
                        std::optional<double> best_seconds) override;

@@ -163,6 +163,7 @@ void Write(w::JobEvent::Builder b, const JobEventMsg& m) {
   b.setModel(AsText(m.model));
   b.setTarget(AsText(m.target));
   b.setElapsedS(m.elapsed_s);
+  b.setClient(AsText(m.client));
 }
 
 void Write(w::Query::Builder b, const QueryMsg& m) {
@@ -365,6 +366,7 @@ JobEventMsg Read(w::JobEvent::Reader r) {
   m.model = Str(r.getModel());
   m.target = Str(r.getTarget());
   m.elapsed_s = r.getElapsedS();
+  m.client = Str(r.getClient());
   return m;
 }
 

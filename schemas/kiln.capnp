@@ -170,6 +170,7 @@ struct JobEvent {
   model @6 :Text;
   target @7 :Text;
   elapsedS @8 :Float64;  # seconds the job's current run has been tuning
+  client @9 :Text;       # who submitted it: its public key's first characters, or "anonymous"
 }
 
 struct Cancel {

@@ -136,7 +136,8 @@ struct JobEventMsg {
   std::string message;
   std::string model;
   std::string target;
-  double elapsed_s = 0;  // of the job's current run
+  double elapsed_s = 0;     // of the job's current run
+  std::string client = {};  // who submitted it (short form); empty: no client's
   bool operator==(const JobEventMsg&) const = default;
 };
 

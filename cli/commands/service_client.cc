@@ -127,7 +127,8 @@ std::string JobJson(const schemas::JobEventMsg& job) {
                         {"model", job.model},
                         {"target", job.target},
                         {"message", job.message},
-                        {"elapsed_s", job.elapsed_s}};
+                        {"elapsed_s", job.elapsed_s},
+                        {"client", job.client}};
   return out.dump();
 }
 

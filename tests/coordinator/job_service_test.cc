@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "coordinator/job_options.h"
@@ -289,9 +290,77 @@ TEST_F(JobServiceTest, ASubmissionPastALimitIsRefusedAndLeavesNothing) {
     jobs_->SubmitJob(submit);
     ADD_FAILURE() << "a third queued job was taken";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), ::testing::HasSubstr("queued or running jobs with this one is 3"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(
+                              "queued or running jobs of every client with this one from client "
+                              "'anonymous' is 3, past this coordinator's limit of 2 (--max-jobs)"));
   }
   EXPECT_EQ(db_.ListJobs().size(), 2u);
+}
+
+// Jobs queued or running are bounded per client (its CurveZMQ public key) and over every client:
+// a client at its own limit is refused, naming the limit and the client, while another client
+// is still served; a refused submission stores nothing, and a finished job frees its place.
+TEST_F(JobServiceTest, EachClientIsHeldToItsOwnJobLimit) {
+  options_.limits.max_unfinished_jobs_per_client = 2;
+  options_.limits.max_unfinished_jobs = 4;
+  jobs_ = std::make_unique<JobService>(db_, dispatcher_, options_);
+  schemas::SubmitMsg submit;
+  submit.model = "mlp.onnx";
+  submit.model_bytes = ReadFile(std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/model.onnx");
+  submit.target = "llvm";
+  submit.trials = 8;
+  submit.options = "{}";
+  const ClientContext a{"rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"};
+  const ClientContext b{"Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID"};
+  const ClientContext anonymous;
+  auto submitted = [&](const ClientContext& client) {
+    schemas::Message reply = jobs_->Handle(submit, client);
+    const auto* taken = std::get_if<schemas::SubmittedMsg>(&reply);
+    EXPECT_NE(taken, nullptr) << schemas::MessageName(reply);
+    return taken != nullptr ? static_cast<int64_t>(taken->job_id) : int64_t{0};
+  };
+  auto refused = [&](const ClientContext& client, const std::string& expected) {
+    size_t stored = db_.ListJobs().size();
+    try {
+      jobs_->Handle(submit, client);
+      ADD_FAILURE() << "taken from " << client.client;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kParse);
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(expected)) << e.what();
+    }
+    EXPECT_EQ(db_.ListJobs().size(), stored);
+  };
+  int64_t first = submitted(a);
+  submitted(a);
+  refused(a,
+          "submit refused: queued or running jobs of client 'rq:rM>}U...' with this one is 3, "
+          "past this coordinator's limit of 2 (--max-jobs-per-client)");
+  // The other client is served while the first is at its limit.
+  int64_t other = submitted(b);
+  EXPECT_EQ(db_.GetJob(other)->client, b.client);
+  EXPECT_EQ(db_.GetJob(first)->client, a.client);
+  submitted(anonymous);
+  EXPECT_EQ(db_.CountUnfinishedJobs(), 4);
+  EXPECT_EQ(db_.CountUnfinishedJobs(a.client), 2);
+  EXPECT_EQ(db_.CountUnfinishedJobs(b.client), 1);
+  EXPECT_EQ(db_.CountUnfinishedJobs(kAnonymousClient), 1);
+  // Within its own limit, b meets the limit of every client together.
+  refused(b,
+          "queued or running jobs of every client with this one from client 'Yne@$w-v...' is 5, "
+          "past this coordinator's limit of 4 (--max-jobs)");
+  // A finished job frees its client's place.
+  ASSERT_TRUE(jobs_->Cancel(first, "cancelled by the test"));
+  submitted(a);
+  refused(a, "(--max-jobs-per-client)");
+  // Listings show each job's client, a key by its first characters.
+  schemas::Message list =
+      jobs_->Handle(schemas::QueryMsg{schemas::QueryMsg::Kind::kListJobs, 0}, anonymous);
+  std::multiset<std::string> clients;
+  for (const schemas::JobEventMsg& job : std::get<schemas::JobListMsg>(list).jobs) {
+    clients.insert(job.client);
+  }
+  EXPECT_EQ(clients, (std::multiset<std::string>{"rq:rM>}U...", "rq:rM>}U...", "rq:rM>}U...",
+                                                 "Yne@$w-v...", "anonymous"}));
 }
 
 }  // namespace

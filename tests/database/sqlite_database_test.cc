@@ -75,11 +75,11 @@ TEST(SqliteDatabase, CreatesAVersionedWalFileAndReopensIt) {
 
 TEST(SqliteDatabase, SchemaVersionIsPinned) {
   // Changing the schema without a new version and a migration orphans users' databases.
-  EXPECT_EQ(kSchemaVersion, 2);
+  EXPECT_EQ(kSchemaVersion, 3);
 }
 
-// A version 1 file (records without contention) opens as version 2: its records keep
-// everything and say contention 0 (unmeasured); new records keep theirs.
+// A version 1 file (records without contention, jobs without client) opens as version 3: its
+// records keep everything and say contention 0 (unmeasured); new records keep theirs.
 TEST(SqliteDatabase, MigratesAVersionOneFileAndKeepsItsRecords) {
   ScratchDir dir;
   std::string path = dir.Sub("tuning.db");
@@ -89,12 +89,13 @@ TEST(SqliteDatabase, MigratesAVersionOneFileAndKeepsItsRecords) {
     std::vector<TuningRecord> records = {Record("aa", "cpu-zen4", 2e-3)};
     ASSERT_EQ(db.CommitRecords(records), 1);
   }
-  // What version 1 wrote: the same tables without the column.
+  // What version 1 wrote: the same tables without the columns of versions 2 and 3.
   RawExec(path,
           "ALTER TABLE records DROP COLUMN contention; "
+          "DROP INDEX jobs_state_client; ALTER TABLE jobs DROP COLUMN client; "
           "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   SqliteDatabase db(path);
-  EXPECT_EQ(db.SchemaVersion(), 2);
+  EXPECT_EQ(db.SchemaVersion(), 3);
   EXPECT_EQ(db.IntegrityCheck(), "ok");
   std::vector<TuningRecord> old = db.TopK("aa", "llvm", "cpu-zen4", 5);
   ASSERT_EQ(old.size(), 1u);
@@ -107,6 +108,52 @@ TEST(SqliteDatabase, MigratesAVersionOneFileAndKeepsItsRecords) {
   std::vector<TuningRecord> both = db.TopK("aa", "llvm", "cpu-zen4", 5);
   ASSERT_EQ(both.size(), 2u);
   EXPECT_DOUBLE_EQ(both[0].result.contention, 0.42);
+}
+
+// A version 2 file (jobs without their client) opens as version 3: its jobs keep everything,
+// say client '' (unrecorded) and count among every client's unfinished jobs but no client's;
+// new jobs keep their client and are counted per client.
+TEST(SqliteDatabase, MigratesAVersionTwoFileAndKeepsItsJobs) {
+  ScratchDir dir;
+  std::string path = dir.Sub("tuning.db");
+  int64_t old_id = 0;
+  {
+    SqliteDatabase db(path);
+    Job job;
+    job.model = "mlp.onnx";
+    job.model_text = "bytes";
+    job.target = "llvm";
+    job.trials_total = 8;
+    job.tasks = {{0, "matmul", "aa", 1, 8, 0, std::nullopt}};
+    old_id = db.CreateJob(job);
+  }
+  // What version 2 wrote: the jobs table without the client and its index.
+  RawExec(path,
+          "DROP INDEX jobs_state_client; ALTER TABLE jobs DROP COLUMN client; "
+          "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  SqliteDatabase db(path);
+  EXPECT_EQ(db.SchemaVersion(), 3);
+  EXPECT_EQ(db.IntegrityCheck(), "ok");
+  std::optional<Job> old = db.GetJob(old_id);
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->model, "mlp.onnx");
+  EXPECT_EQ(old->model_text, "bytes");
+  EXPECT_EQ(old->state, JobState::kQueued);
+  EXPECT_EQ(old->client, "");
+  ASSERT_EQ(old->tasks.size(), 1u);
+  EXPECT_EQ(old->tasks[0].trials_total, 8);
+
+  Job job = *old;
+  job.client = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7";
+  int64_t id = db.CreateJob(job);
+  EXPECT_EQ(db.GetJob(id)->client, job.client);
+  EXPECT_EQ(db.ListJobs(true).at(1).client, job.client);
+  EXPECT_EQ(db.CountUnfinishedJobs(), 2);
+  EXPECT_EQ(db.CountUnfinishedJobs(job.client), 1);
+  EXPECT_EQ(db.CountUnfinishedJobs("anonymous"), 0);
+  db.SetJobState(id, JobState::kDone);
+  EXPECT_EQ(db.CountUnfinishedJobs(job.client), 0);
+  EXPECT_EQ(db.CountUnfinishedJobs(), 1);
 }
 
 TEST(SqliteDatabase, RefusesANewerSchemaNamingBothVersions) {
@@ -239,6 +286,7 @@ TEST(SqliteDatabase, JobsTasksProgressAndStatistics) {
     job.model_text = "bytes";
     job.target = "llvm";
     job.trials_total = 64;
+    job.client = "key-a";
     job.tasks = {{0, "matmul", "aa", 2, 48, 0, std::nullopt},
                  {1, "softmax", "bb", 1, 16, 0, std::nullopt}};
     id = db.CreateJob(job);
@@ -259,7 +307,10 @@ TEST(SqliteDatabase, JobsTasksProgressAndStatistics) {
   std::vector<Job> unfinished = db.ListJobs(true);
   ASSERT_EQ(unfinished.size(), 1u);
   EXPECT_EQ(db.CountUnfinishedJobs(), 1);
+  EXPECT_EQ(db.CountUnfinishedJobs("key-a"), 1);
+  EXPECT_EQ(db.CountUnfinishedJobs("key-b"), 0);
   const Job& job = unfinished[0];
+  EXPECT_EQ(job.client, "key-a");
   EXPECT_EQ(job.id, id);
   EXPECT_EQ(job.state, JobState::kRunning);
   EXPECT_EQ(job.model_text, "bytes");
@@ -282,6 +333,7 @@ TEST(SqliteDatabase, JobsTasksProgressAndStatistics) {
   db.SetJobState(id, JobState::kFailed, "no worker for target llvm");
   EXPECT_TRUE(db.ListJobs(true).empty());
   EXPECT_EQ(db.CountUnfinishedJobs(), 0);
+  EXPECT_EQ(db.CountUnfinishedJobs("key-a"), 0);
   std::optional<Job> failed = db.GetJob(id);
   ASSERT_TRUE(failed.has_value());
   EXPECT_EQ(failed->state, JobState::kFailed);

@@ -116,7 +116,9 @@ TEST(DbCommand, CheckSaysOkOrNamesTheDamagedFile) {
   auto [code, out] =
       testing::RunCommand({TUNE_PATH, "db", "check", "--db", path}, dir.Sub("out.txt"));
   EXPECT_EQ(code, 0) << out;
-  EXPECT_THAT(out, ::testing::HasSubstr(path + ": ok (schema 2, 300 records, 0 jobs)"));
+  EXPECT_THAT(
+      out, ::testing::HasSubstr(path + ": ok (schema " + std::to_string(database::kSchemaVersion) +
+                                ", 300 records, 0 jobs)"));
 
   // Pages past the first overwritten with garbage, as a failing disk or a stray write leaves
   // them: the check fails, naming the file (as an error when SQLite cannot even read it).

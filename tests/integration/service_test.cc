@@ -283,6 +283,52 @@ TEST_F(ServiceTest, OnlyWorkersOnTheAllowListMayConnect) {
   EXPECT_EQ(code, 1);
 }
 
+// With CurveZMQ each client's public key is its own limit of unfinished jobs: allowed one each
+// (no worker, so none ends), the first client's second submission is refused naming the limit
+// and its key and stores nothing, while a second client with its own key is still served;
+// `tune status --json` shows whose each job is.
+TEST_F(ServiceTest, TwoClientsWithTheirOwnKeysAreLimitedApart) {
+  std::string keys = dir_.Sub("keys");
+  auto [made, out] =
+      testing::RunCommand({TUNE_PATH, "keys", "generate", keys, "--json"}, dir_.Sub("keys.out"));
+  ASSERT_EQ(made, 0) << out;
+  std::string key_a = nlohmann::json::parse(testing::LastJsonLine(out))["keys"]["client"];
+  // The second client: its own pair, allowed by the coordinator.
+  std::string other = dir_.Sub("other");
+  auto [made_b, out_b] = testing::RunCommand(
+      {TUNE_PATH, "keys", "generate", other, "--name", "client", "--json"}, dir_.Sub("keys.out"));
+  ASSERT_EQ(made_b, 0) << out_b;
+  std::string key_b = nlohmann::json::parse(testing::LastJsonLine(out_b))["keys"]["client"];
+  ASSERT_NE(key_a, key_b);
+  std::filesystem::copy_file(other + "/client.pub", keys + "/authorized/other-client.pub");
+  std::filesystem::copy_file(keys + "/coordinator.pub", other + "/coordinator.pub");
+  auto coordinator = StartCoordinator({"--keys", keys, "--max-jobs-per-client", "1"});
+  struct UnsetKeys {
+    ~UnsetKeys() { unsetenv("KILN_KEYS"); }
+  } unset_keys;
+
+  setenv("KILN_KEYS", keys.c_str(), 1);
+  int64_t first = Submit(8);
+  ASSERT_GT(first, 0);
+  auto [code, text] = Tune({"submit", kModel, "--trials", "8", "--json"});
+  EXPECT_NE(code, 0) << text;
+  EXPECT_THAT(text, ::testing::HasSubstr("queued or running jobs of client '" + key_a.substr(0, 8) +
+                                         "...' with this one is 2, past this coordinator's "
+                                         "limit of 1 (--max-jobs-per-client)"));
+
+  setenv("KILN_KEYS", other.c_str(), 1);
+  int64_t second = Submit(8);
+  ASSERT_GT(second, 0) << testing::ReadText(dir_.Sub("coordinator.log"));
+  EXPECT_EQ(Status(first)["client"], key_a.substr(0, 8) + "...");
+  EXPECT_EQ(Status(second)["client"], key_b.substr(0, 8) + "...");
+
+  database::SqliteDatabase db(db_path_);
+  std::vector<database::Job> jobs = db.ListJobs();
+  ASSERT_EQ(jobs.size(), 2u);  // the refused submission left nothing
+  EXPECT_EQ(jobs[0].client, key_b);
+  EXPECT_EQ(jobs[1].client, key_a);
+}
+
 TEST_F(ServiceTest, WatchPrintsPushedEventsUntilTheJobEnds) {
   auto coordinator = StartCoordinator();
   auto worker = StartWorker(0, 0.03);
