@@ -184,12 +184,19 @@ SqliteDatabase::SqliteDatabase(const std::string& path, SqliteDatabaseOptions op
   }
   db_ = std::make_unique<SqliteConnection>(path, options.create);
   sqlite3_busy_timeout(db_->get(), options.busy_timeout_ms);
-  OpenSchema();
+  if (!OpenSchema()) {
+    // A file that cannot be written in a folder that cannot be written (a shared copy, a
+    // read-only mount): WAL mode cannot make its -shm file even to read. Read it as a file
+    // nobody changes; every write fails, saying that the file cannot be written.
+    db_ = std::make_unique<SqliteConnection>(path, false, /*read_only_immutable=*/true);
+    read_only_ = true;
+    OpenSchema();
+  }
 }
 
 SqliteDatabase::~SqliteDatabase() = default;
 
-void SqliteDatabase::OpenSchema() {
+bool SqliteDatabase::OpenSchema() {
   // Not a database at all (a text file given as --db) fails on its first read: say so.
   int tables = 0;
   bool has_meta = false;
@@ -200,7 +207,18 @@ void SqliteDatabase::OpenSchema() {
       if (list.Text(0) == "meta") has_meta = true;
     }
   } catch (const Error& e) {
+    if (!read_only_ && (sqlite3_errcode(db_->get()) & 0xff) == SQLITE_READONLY) return false;
     throw Error(ErrorKind::kIO, path_ + ": not a Kiln tuning database (" + e.what() + ")");
+  }
+  if (read_only_) {
+    KILN_CHECK(tables > 0 && has_meta, ErrorKind::kIO,
+               path_ + ": not a Kiln tuning database, and it cannot be written to make one");
+    int version = SchemaVersion();
+    KILN_CHECK(version == kSchemaVersion, ErrorKind::kIO,
+               path_ + ": tuning database schema version " + std::to_string(version) +
+                   " is to be migrated to " + std::to_string(kSchemaVersion) +
+                   ", and the file or its folder cannot be written: copy it where it can be");
+    return true;
   }
   if (path_ != ":memory:") {
     SqliteStatement wal(*db_, "PRAGMA journal_mode=WAL");
@@ -219,7 +237,7 @@ void SqliteDatabase::OpenSchema() {
         .Run();
     SqliteStatement(*db_, "INSERT INTO meta (key, value) VALUES ('created_by', 'kiln')").Run();
     transaction.Commit();
-    return;
+    return true;
   }
   KILN_CHECK(has_meta, ErrorKind::kIO,
              path_ + ": not a Kiln tuning database (it has tables but no meta table)");
@@ -237,6 +255,7 @@ void SqliteDatabase::OpenSchema() {
         .Run();
     transaction.Commit();
   }
+  return true;
 }
 
 int SqliteDatabase::SchemaVersion() {

@@ -30,11 +30,15 @@ struct SqliteDatabaseOptions {
 class SqliteDatabase : public Database {
  public:
   // Opens or creates `path`; kiln::Error(kIO) naming the file when it cannot be opened, is
-  // not a Kiln tuning database, or has a schema version this build cannot read.
+  // not a Kiln tuning database, or has a schema version this build cannot read. A file that
+  // cannot be written, in a folder that cannot be written, is opened for reading only (as
+  // SQLite's immutable file: nobody may write it meanwhile); each write then fails with an
+  // error saying that the file cannot be written.
   explicit SqliteDatabase(const std::string& path, SqliteDatabaseOptions options = {});
   ~SqliteDatabase() override;
 
   const std::string& path() const { return path_; }
+  bool read_only() const { return read_only_; }
   // "ok" for a sound file (PRAGMA integrity_check's first row).
   std::string IntegrityCheck();
   // Writes a consistent copy of the database to `path` with SQLite's online backup (other
@@ -67,10 +71,12 @@ class SqliteDatabase : public Database {
   std::optional<std::vector<uint8_t>> LoadCostModel(const std::string& target) override;
 
  private:
-  void OpenSchema();
+  // False when the file turned out to be readable only (see the constructor).
+  bool OpenSchema();
   std::vector<JobTask> LoadTasks(int64_t job_id);
 
   std::string path_;
+  bool read_only_ = false;
   std::unique_ptr<SqliteConnection> db_;
   // One connection serves every thread of a process; SQLite's own locking serves processes.
   std::mutex mutex_;

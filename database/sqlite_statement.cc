@@ -1,13 +1,40 @@
 // SQLite wrappers: every error becomes a kiln::Error(kIO) that names the file and statement.
 #include "database/sqlite_statement.h"
 
+#include <cstdio>
+
 #include "support/error.h"
 
 namespace kiln::database {
 
-SqliteConnection::SqliteConnection(const std::string& path, bool create) : path_(path) {
+namespace {
+
+// "file:PATH?immutable=1" with the characters a URI path may not hold escaped.
+std::string ImmutableUri(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(c));
+      uri += escaped;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+}  // namespace
+
+SqliteConnection::SqliteConnection(const std::string& path, bool create, bool read_only_immutable)
+    : path_(path) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+  std::string name = path;
+  if (read_only_immutable) {
+    flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+    name = ImmutableUri(path);
+  }
+  if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;

@@ -14,8 +14,11 @@ namespace kiln::database {
 
 class SqliteConnection {
  public:
-  // Opens (creating when `create`) the file; kiln::Error(kIO) naming it on failure.
-  SqliteConnection(const std::string& path, bool create);
+  // Opens (creating when `create`) the file; kiln::Error(kIO) naming it on failure. With
+  // `read_only_immutable`, only for reading, as a file nobody changes while it is open
+  // (SQLite's immutable URI): a write-protected file in a write-protected folder, where WAL
+  // mode could not make its -shm file.
+  SqliteConnection(const std::string& path, bool create, bool read_only_immutable = false);
   ~SqliteConnection();
   SqliteConnection(const SqliteConnection&) = delete;
   SqliteConnection& operator=(const SqliteConnection&) = delete;

@@ -1,11 +1,14 @@
 // The tuning database under faults, on real files and real processes: a disk that fills up in
 // the middle of a batch (a file size limit, as a full disk answers writes) fails that batch
-// with an error naming the file and keeps every record stored before; two processes writing
-// at once lose nothing. Damaged files are `tune db check`'s (tests/integration/db_command_test).
+// with an error naming the file and keeps every record stored before; a file that cannot be
+// written is read but refuses a batch with an error saying so, changing nothing; two
+// processes writing at once lose nothing. Damaged files are `tune db check`'s
+// (tests/integration/db_command_test).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +100,46 @@ TEST(DatabaseFaults, ADiskThatFillsUpFailsTheBatchAndKeepsWhatWasStored) {
   EXPECT_EQ(db.CountRecords(), 10);  // the failed batch left nothing, the earlier ones stay
   std::vector<TuningRecord> after = Records(3);
   EXPECT_EQ(db.CommitRecords(after), 3);  // and the file takes records again
+}
+
+TEST(DatabaseFaults, AReadOnlyFileIsReadButRefusesWritesAndStaysWhole) {
+  ScratchDir dir;
+  std::string path = dir.Sub("t.db");
+  {
+    SqliteDatabase db(path);
+    db.CommitWorkload({"aa", "matmul", "#"});
+    std::vector<TuningRecord> before = Records(10);
+    ASSERT_EQ(db.CommitRecords(before), 10);
+  }
+  // The file and its folder read-only; root writes regardless, so the child that opens it
+  // runs as the unprivileged user when this test runs as root.
+  chmod(dir.path().c_str(), 0555);
+  chmod(path.c_str(), 0444);
+  int status = Wait(StartChild([&] {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) return 3;
+    try {
+      SqliteDatabase db(path);
+      if (!db.read_only() || db.CountRecords() != 10) return 4;
+      if (db.TopK("aa", "llvm", "cpu-zen4", 3).size() != 3) return 4;
+      std::vector<TuningRecord> batch = Records(5);
+      db.CommitRecords(batch);
+    } catch (const Error& e) {
+      std::string what = e.what();
+      std::fprintf(stderr, "the read-only file's error: %s\n", what.c_str());
+      bool names_file = what.find(path) != std::string::npos;
+      bool says_why = what.find("cannot be written") != std::string::npos;
+      return e.kind() == ErrorKind::kIO && names_file && says_why ? 0 : 2;
+    }
+    return 1;
+  }));
+  chmod(dir.path().c_str(), 0700);
+  chmod(path.c_str(), 0644);
+  EXPECT_EQ(status, 0) << "1: the batch was stored; 2: the error did not name the file and "
+                          "say it cannot be written; 3: could not drop privileges; 4: the "
+                          "records could not be read; other: the child crashed";
+  SqliteDatabase db(path);
+  EXPECT_EQ(db.IntegrityCheck(), "ok");
+  EXPECT_EQ(db.CountRecords(), 10);
 }
 
 TEST(DatabaseFaults, TwoProcessesWritingAtOnceLoseNothing) {
