@@ -175,6 +175,7 @@ void SetLimit(int resource, rlim_t value, const char* what) {
              std::string("cannot limit the runner's ") + what + ": " + std::strerror(errno));
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 // Bytes of address space mapped now (/proc/self/statm's first field, in pages).
 int64_t MappedBytes() {
   std::ifstream statm("/proc/self/statm");
@@ -182,6 +183,7 @@ int64_t MappedBytes() {
   statm >> pages;
   return pages * sysconf(_SC_PAGESIZE);
 }
+#endif
 
 void ApplyLimits(const LockdownLimits& limits) {
   rlimit no_core{0, 0};
