@@ -3,7 +3,9 @@
 #   - Debian packages for the C++ build, tests, baselines and device runtimes (chromium:
 #     headless, it renders `tune report`'s page in its test; zlib reads its screenshot).
 #   - A Python virtual environment (.venv by default) with the tools that make test data and
-#     run baselines (onnx, onnxruntime, numpy). The C++ build never depends on it.
+#     run baselines (onnx, onnxruntime, numpy), and those that build and test the Python package
+#     (nanobind, scikit-build-core, pytest). The C++ core never depends on it; the build makes
+#     the Python package only where it finds nanobind there.
 #   - The pinned PyPI wheels that ship the real-model corpus (bench/real_models/), into the
 #     virtual environment's folder.
 # Run as root (or through sudo). A second run returns in seconds: it only checks.
@@ -22,6 +24,8 @@ packages=(
   python3-venv
   chromium zlib1g-dev
 )
+# The Python package's extension (python/) builds against the interpreter's headers.
+packages+=(python3-dev)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -58,6 +62,20 @@ assert onnx.__version__ == '$onnx_version', onnx.__version__" >/dev/null 2>&1; t
   "$venv_dir/bin/pip" install -q --disable-pip-version-check "${py_packages[@]}"
 else
   echo "install-deps: Python tools already installed in $venv_dir"
+fi
+
+# The Python package (python/, tests/python): nanobind and scikit-build-core build its extension
+# (the C++ build finds nanobind in this environment and builds build/python/kiln), pytest runs its
+# tests under ctest. Pinned, as the tools above.
+python_build_packages=("nanobind==3.1.0" "scikit-build-core==1.1.2" "pytest==9.2.0")
+if ! "$venv_dir/bin/python" -c "
+from importlib.metadata import version
+assert (version('nanobind'), version('scikit-build-core'), version('pytest')) == ('3.1.0', '1.1.2', '9.2.0')
+" >/dev/null 2>&1; then
+  echo "install-deps: installing the Python package's build and test tools: ${python_build_packages[*]}"
+  "$venv_dir/bin/pip" install -q --disable-pip-version-check "${python_build_packages[@]}"
+else
+  echo "install-deps: the Python package's build and test tools are already installed"
 fi
 
 # The real-model corpus (bench/real_models/models.json): ONNX models shipped inside PyPI wheels,
