@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 
 #include "ir/structural.h"
 #include "ir/text/printer.h"
@@ -23,7 +24,10 @@ schemas::CandidateMsg ToCandidateMsg(const search::MeasureRequest& request,
 }
 
 Dispatcher::Dispatcher(DispatcherOptions options, BatchSink sink)
-    : options_(std::move(options)), sink_(std::move(sink)) {}
+    : options_(std::move(options)), sink_(std::move(sink)) {
+  std::random_device random;
+  next_batch_ = ((static_cast<uint64_t>(random()) << 20) ^ random()) + 1;
+}
 
 void Dispatcher::SetSink(BatchSink sink) {
   std::lock_guard lock(sink_mutex_);
@@ -87,11 +91,16 @@ schemas::RegisteredMsg Dispatcher::OnRegister(const std::string& identity,
   if (auto it = workers_.find(identity); it != workers_.end()) {
     for (uint64_t id : it->second.in_flight) Requeue(id, "worker registered again");
   }
-  for (auto& [other_identity, other] : workers_) {
-    if (other_identity != identity && other.info.worker_id == msg.worker_id && !other.lost) {
-      other.lost = true;
-      for (uint64_t id : other.in_flight) Requeue(id, "worker reconnected");
-      other.in_flight.clear();
+  // The same worker on an earlier connection is gone: its entry goes, so that the registry
+  // holds one entry per worker however often it reconnects.
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (it->first != identity && it->second.info.worker_id == msg.worker_id) {
+      if (!it->second.lost) {
+        for (uint64_t id : it->second.in_flight) Requeue(id, "worker reconnected");
+      }
+      it = workers_.erase(it);
+    } else {
+      ++it;
     }
   }
   Worker& w = workers_[identity];
@@ -108,12 +117,32 @@ schemas::RegisteredMsg Dispatcher::OnRegister(const std::string& identity,
   return {true, "", options_.heartbeat_interval_ms};
 }
 
-bool Dispatcher::OnHeartbeat(const std::string& identity, const schemas::HeartbeatMsg&,
+bool Dispatcher::OnHeartbeat(const std::string& identity, const schemas::HeartbeatMsg& msg,
                              double now) {
   std::lock_guard lock(mutex_);
   auto it = workers_.find(identity);
   if (it == workers_.end() || it->second.lost) return false;
-  it->second.last_seen = now;
+  Worker& worker = it->second;
+  worker.last_seen = now;
+  if (msg.in_flight == 0 && !worker.in_flight.empty()) {
+    // Sent long enough ago to have arrived, and the worker holds nothing: the batch or its
+    // results went missing on the way.
+    std::vector<uint64_t> missing;
+    for (uint64_t id : worker.in_flight) {
+      auto e = entries_.find(id);
+      if (e != entries_.end() && now - e->second.sent > options_.heartbeat_timeout_s) {
+        missing.push_back(id);
+      }
+    }
+    for (uint64_t id : missing) {
+      worker.in_flight.erase(id);
+      // A message lost on the way is no fault of the candidate: the dispatch does not count.
+      entries_.at(id).attempts -= 1;
+      Requeue(id, "worker " + worker.info.worker_id + " holds no batch");
+    }
+    // The missing batch may have carried workloads: they go with the next one again.
+    if (!missing.empty()) worker.workloads_sent.clear();
+  }
   return true;
 }
 
@@ -143,7 +172,8 @@ bool Dispatcher::OnResults(const std::string& identity, const schemas::ResultsMs
       auto it = entries_.find(r.id);
       // Not this worker's any more (it was declared lost, or the deadline passed and another
       // worker has it): the other answer counts, this one is dropped.
-      if (it == entries_.end() || it->second.worker != identity || !worker.in_flight.count(r.id)) {
+      if (it == entries_.end() || it->second.worker != identity ||
+          it->second.batch != msg.batch_id || !worker.in_flight.count(r.id)) {
         ++duplicates_dropped_;
         continue;
       }
@@ -151,6 +181,8 @@ bool Dispatcher::OnResults(const std::string& identity, const schemas::ResultsMs
       Entry& e = it->second;
       if (!r.machinery_error.empty()) {
         e.last_machinery_error = worker.info.worker_id + ": " + r.machinery_error;
+        // Its workload may not have reached the worker (a lost batch carried it): send it again.
+        worker.workloads_sent.erase(e.candidate.workload_hash);
         if (e.attempts < options_.max_attempts) {
           Requeue(r.id, e.last_machinery_error);
           continue;
@@ -189,6 +221,14 @@ std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> Dispatcher::TakeBa
   std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> batches;
   {
     std::lock_guard lock(mutex_);
+    // Workers lost while no other is heard from either were cut off together (a partition, an
+    // outage): that is no sign against the candidates they held, whose dispatches do not count
+    // towards max_attempts. One worker lost among live ones may have been felled by one.
+    bool any_heard = false;
+    for (auto& [identity, worker] : workers_) {
+      any_heard =
+          any_heard || (!worker.lost && now - worker.last_seen <= options_.heartbeat_timeout_s / 2);
+    }
     for (auto& [identity, worker] : workers_) {
       if (!worker.lost && now - worker.last_seen > options_.heartbeat_timeout_s) {
         LogEvent(spdlog::level::warn, "worker " + worker.info.worker_id + " lost",
@@ -196,8 +236,11 @@ std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> Dispatcher::TakeBa
                   {"silent_s", now - worker.last_seen},
                   {"reassigned", worker.in_flight.size()}});
         worker.lost = true;
-        for (uint64_t id : worker.in_flight)
+        for (uint64_t id : worker.in_flight) {
+          if (auto e = entries_.find(id); e != entries_.end() && !any_heard)
+            e->second.attempts -= 1;
           Requeue(id, "worker " + worker.info.worker_id + " lost");
+        }
         worker.in_flight.clear();
       }
     }
@@ -224,6 +267,8 @@ std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> Dispatcher::TakeBa
                                                      : ": " + it->second.last_machinery_error);
         r.result.error_kind = runtime::MeasureErrorKind::kRuntimeError;
         r.result.message = r.machinery_error;
+        LogEvent(spdlog::level::warn, "candidate " + std::to_string(id) + " " + r.machinery_error,
+                 {{"candidate", id}});
         given_up.push_back(std::move(r));
         entries_.erase(it);
         continue;
@@ -232,9 +277,14 @@ std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> Dispatcher::TakeBa
     }
     queue_.swap(kept);
 
+    // A worker not heard from for half the timeout has missed beats: it may be cut off (and
+    // soon lost), so it gets nothing new until it is heard again.
     std::vector<std::string> idle;
     for (auto& [identity, worker] : workers_) {
-      if (Matches(worker) && worker.in_flight.empty()) idle.push_back(identity);
+      if (Matches(worker) && worker.in_flight.empty() &&
+          now - worker.last_seen <= options_.heartbeat_timeout_s / 2) {
+        idle.push_back(identity);
+      }
     }
     size_t live = 0;
     for (auto& [identity, worker] : workers_) live += Matches(worker) ? 1 : 0;
@@ -252,6 +302,8 @@ std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> Dispatcher::TakeBa
         queue_.pop_front();
         Entry& e = entries_.at(id);
         e.worker = identity;
+        e.batch = batch.batch_id;
+        e.sent = now;
         e.attempts += 1;
         e.deadline = now + options_.candidate_deadline_s * static_cast<double>(n);
         worker.in_flight.insert(id);
@@ -286,6 +338,7 @@ void Dispatcher::DropAll() {
   entries_.clear();
   queue_.clear();
   done_.clear();
+  workload_text_.clear();  // the next job submits its own
   interrupted_ = false;
   for (auto& [identity, worker] : workers_) worker.in_flight.clear();
 }

@@ -23,12 +23,14 @@
 namespace kiln::coordinator {
 
 struct DispatcherOptions {
-  schemas::MeasureSettings settings;      // sent with every batch; settings.target picks workers
-  std::string device;                     // a device key the workers must have; empty: any
-  size_t max_batch = 8;                   // candidates per batch at most
-  double heartbeat_timeout_s = 10;        // silence after which a worker is lost
-  double candidate_deadline_s = 300;      // per candidate in a batch, beyond which it is reassigned
-  int max_attempts = 3;                   // dispatches of one candidate before it is given up
+  schemas::MeasureSettings settings;  // sent with every batch; settings.target picks workers
+  std::string device;                 // a device key the workers must have; empty: any
+  size_t max_batch = 8;               // candidates per batch at most
+  double heartbeat_timeout_s = 10;    // silence after which a worker is lost
+  double candidate_deadline_s = 300;  // per candidate in a batch, beyond which it is reassigned
+  // Dispatches of one candidate before it is given up. Those lost to a message lost on the way,
+  // or to every worker being cut off at once, do not count.
+  int max_attempts = 3;
   uint32_t heartbeat_interval_ms = 1000;  // told to workers at registration
 };
 
@@ -58,11 +60,15 @@ class Dispatcher : public search::AsyncMeasurer {
   // monotonic clock.
   schemas::RegisteredMsg OnRegister(const std::string& identity, const schemas::RegisterMsg& msg,
                                     double now);
-  // False when the worker is not registered (it should register again).
+  // False when the worker is not registered (it should register again). A worker that says
+  // it holds no batch while candidates sent to it more than heartbeat_timeout_s ago are
+  // unanswered lost a message (the batch, or its results): they go back in the queue, and that
+  // dispatch does not count towards max_attempts.
   bool OnHeartbeat(const std::string& identity, const schemas::HeartbeatMsg& msg, double now);
   bool OnResults(const std::string& identity, const schemas::ResultsMsg& msg, double now);
   // Declares lost the workers silent too long and requeues candidates past their deadline,
-  // then assigns queued candidates to idle matching workers: the batches to send, by identity.
+  // then assigns queued candidates to idle matching workers heard from within half the
+  // heartbeat timeout: the batches to send, by identity.
   std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> TakeBatches(double now);
 
   // What the next batches measure on and with (a job's target, device key and settings).
@@ -88,6 +94,8 @@ class Dispatcher : public search::AsyncMeasurer {
     search::MeasureRequest request;
     schemas::CandidateMsg candidate;
     std::string worker;  // identity it is assigned to; empty when queued
+    uint64_t batch = 0;  // the batch it went out in: only that batch's answer counts
+    double sent = 0;     // when it went out
     double deadline = 0;
     int attempts = 0;
     std::string last_machinery_error;
@@ -114,7 +122,9 @@ class Dispatcher : public search::AsyncMeasurer {
   std::map<std::string, Worker> workers_;
   std::map<std::string, schemas::WorkloadText> workload_text_;
   std::vector<search::MeasureResponse> done_;
-  uint64_t next_batch_ = 1;
+  // Batch ids start at a random point, so that a worker's answer to a batch of a coordinator
+  // that was restarted is not taken for one of this coordinator's batches.
+  uint64_t next_batch_;
   int64_t reassigned_ = 0;
   int64_t duplicates_dropped_ = 0;
 };

@@ -193,5 +193,196 @@ TEST(Dispatcher, AWorkerThatRegistersAgainGetsItsCandidatesBack) {
   EXPECT_EQ(batches[0].second.workloads.size(), 1u);  // a new process has nothing cached
 }
 
+TEST(Dispatcher, AWorkerHoldingNoBatchGetsItsCandidatesBackWithoutCountingTheDispatch) {
+  DispatcherOptions o = Options();
+  o.max_attempts = 1;  // were the lost dispatch counted, the candidate would be given up
+  Dispatcher d(o);
+  d.OnRegister("a", Worker("wa"), 0);
+  d.Submit(Requests(1));
+  auto first = d.TakeBatches(0);
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(first[0].second.workloads.size(), 1u);
+  // Sent too recently to have arrived, or the worker says it is measuring: still its own.
+  EXPECT_TRUE(d.OnHeartbeat("a", {"wa", 0}, 3));
+  EXPECT_TRUE(d.OnHeartbeat("a", {"wa", 1}, 6));
+  EXPECT_EQ(d.InFlight(), 1u);
+  EXPECT_EQ(d.reassigned(), 0);
+  // Sent 7 s ago (> 5 s) and the worker holds nothing: the batch went missing.
+  EXPECT_TRUE(d.OnHeartbeat("a", {"wa", 0}, 7));
+  EXPECT_EQ(d.InFlight(), 0u);
+  EXPECT_EQ(d.Queued(), 1u);
+  EXPECT_EQ(d.reassigned(), 1);
+  auto again = d.TakeBatches(7);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].first, "a");
+  ASSERT_EQ(again[0].second.candidates.size(), 1u);
+  EXPECT_EQ(again[0].second.candidates[0].id, 1u);
+  EXPECT_EQ(again[0].second.workloads.size(), 1u);  // the lost batch carried it
+  EXPECT_TRUE(d.Collect(0).empty());                // not given up
+  d.OnResults("a", Answer("wa", again[0].second), 8);
+  auto got = d.Collect(0);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].worker, "wa");
+  EXPECT_TRUE(got[0].machinery_error.empty());
+}
+
+TEST(Dispatcher, AMachineryErrorSendsTheWorkloadAgain) {
+  Dispatcher d(Options());
+  d.OnRegister("a", Worker("wa"), 0);
+  d.Submit(Requests(1));
+  auto first = d.TakeBatches(0);
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(first[0].second.workloads.size(), 1u);
+  d.OnResults("a", Answer("wa", first[0].second, "workload unknown"), 1);
+  auto retry = d.TakeBatches(1);
+  ASSERT_EQ(retry.size(), 1u);
+  EXPECT_EQ(retry[0].first, "a");
+  ASSERT_EQ(retry[0].second.workloads.size(), 1u);
+  EXPECT_EQ(retry[0].second.workloads[0].hash, retry[0].second.candidates[0].workload_hash);
+  // Answered without error: the worker has it now, and the next batch goes without it.
+  d.OnResults("a", Answer("wa", retry[0].second), 2);
+  ASSERT_EQ(d.Collect(0).size(), 1u);
+  d.Submit(Requests(1, 10));
+  auto next = d.TakeBatches(3);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_TRUE(next[0].second.workloads.empty());
+}
+
+TEST(Dispatcher, AWorkerNotHeardFromForHalfTheTimeoutGetsNoNewBatch) {
+  Dispatcher d(Options());  // heartbeat timeout 5 s
+  d.OnRegister("a", Worker("wa"), 0);
+  d.OnRegister("b", Worker("wb"), 0);
+  d.OnHeartbeat("a", {"wa", 0}, 2);
+  d.Submit(Requests(2));
+  // At 3 s b has been silent 3 s (> 2.5 s): only a gets a batch; b is not lost yet.
+  auto batches = d.TakeBatches(3);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].first, "a");
+  EXPECT_EQ(batches[0].second.candidates.size(), 1u);  // shared with b, which is still live
+  EXPECT_EQ(d.Queued(), 1u);
+  EXPECT_EQ(d.Workers(3).size(), 2u);
+  // Heard again: it gets the rest.
+  d.OnHeartbeat("b", {"wb", 0}, 4);
+  auto later = d.TakeBatches(4);
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(later[0].first, "b");
+  EXPECT_EQ(d.Queued(), 0u);
+}
+
+TEST(Dispatcher, CandidatesLostWhenEveryWorkerIsCutOffDoNotCountButOneLostWorkerDoes) {
+  DispatcherOptions o = Options();
+  o.max_attempts = 1;
+  {
+    // Every worker falls silent at once: their candidates wait for the next worker.
+    Dispatcher d(o);
+    d.OnRegister("a", Worker("wa"), 0);
+    d.OnRegister("b", Worker("wb"), 0);
+    d.Submit(Requests(2));
+    ASSERT_EQ(d.TakeBatches(0).size(), 2u);
+    EXPECT_TRUE(d.TakeBatches(6).empty());  // both silent 6 s > 5 s: lost
+    EXPECT_TRUE(d.Collect(0).empty());      // nothing given up
+    EXPECT_EQ(d.Queued(), 2u);
+    EXPECT_EQ(d.Pending(), 2u);
+    d.OnRegister("c", Worker("wc"), 7);
+    auto batches = d.TakeBatches(7);
+    ASSERT_EQ(batches.size(), 1u);
+    EXPECT_EQ(batches[0].first, "c");
+    EXPECT_EQ(batches[0].second.candidates.size(), 2u);
+  }
+  {
+    // One worker falls silent while another beats: its candidate's dispatch counts.
+    Dispatcher d(o);
+    d.OnRegister("a", Worker("wa"), 0);
+    d.OnRegister("b", Worker("wb"), 0);
+    d.Submit(Requests(2));
+    auto batches = d.TakeBatches(0);
+    ASSERT_EQ(batches.size(), 2u);
+    std::map<std::string, MeasureBatchMsg> by_worker(batches.begin(), batches.end());
+    d.OnResults("b", Answer("wb", by_worker["b"]), 1);
+    d.OnHeartbeat("b", {"wb", 0}, 4);
+    EXPECT_TRUE(d.TakeBatches(6).empty());  // a lost, its candidate given up
+    auto got = d.Collect(0);
+    ASSERT_EQ(got.size(), 2u);
+    std::map<uint64_t, search::MeasureResponse> by_id;
+    for (auto& r : got) by_id[r.id] = r;
+    uint64_t lost_id = by_worker["a"].candidates[0].id;
+    EXPECT_EQ(by_id[lost_id].worker, "coordinator");
+    EXPECT_THAT(by_id[lost_id].machinery_error, ::testing::HasSubstr("given up"));
+    EXPECT_EQ(d.Pending(), 0u);
+  }
+}
+
+TEST(Dispatcher, OnlyTheBatchACandidateLastWentOutInIsAnswered) {
+  DispatcherOptions o = Options();
+  o.candidate_deadline_s = 1;
+  o.heartbeat_timeout_s = 1000;
+  Dispatcher d(o);
+  d.OnRegister("a", Worker("wa"), 0);
+  d.Submit(Requests(1));
+  auto first = d.TakeBatches(0);
+  ASSERT_EQ(first.size(), 1u);
+  // Past its deadline it goes out again, to the same worker, in another batch.
+  auto second = d.TakeBatches(2);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].first, "a");
+  EXPECT_NE(second[0].second.batch_id, first[0].second.batch_id);
+  // The answer to the first batch comes late: dropped, the candidate still waits for the second.
+  EXPECT_TRUE(d.OnResults("a", Answer("wa", first[0].second), 3));
+  EXPECT_EQ(d.duplicates_dropped(), 1);
+  EXPECT_TRUE(d.Collect(0).empty());
+  EXPECT_EQ(d.InFlight(), 1u);
+  d.OnResults("a", Answer("wa", second[0].second), 4);
+  ASSERT_EQ(d.Collect(0).size(), 1u);
+  EXPECT_EQ(d.Pending(), 0u);
+}
+
+TEST(Dispatcher, BatchIdsOfARestartedCoordinatorStartElsewhere) {
+  // Two coordinators (one restarted) number their batches from different points, so that an
+  // answer to the first one's batch is not taken for the second one's.
+  Dispatcher before(Options());
+  before.OnRegister("a", Worker("wa"), 0);
+  before.Submit(Requests(1));
+  auto old_batch = before.TakeBatches(0);
+  ASSERT_EQ(old_batch.size(), 1u);
+
+  Dispatcher after(Options());
+  after.OnRegister("a", Worker("wa"), 10);
+  after.Submit(Requests(1));
+  auto new_batch = after.TakeBatches(10);
+  ASSERT_EQ(new_batch.size(), 1u);
+  EXPECT_NE(new_batch[0].second.batch_id, old_batch[0].second.batch_id);
+  EXPECT_NE(new_batch[0].second.batch_id, 0u);
+
+  after.OnResults("a", Answer("wa", old_batch[0].second), 11);
+  EXPECT_EQ(after.duplicates_dropped(), 1);
+  EXPECT_TRUE(after.Collect(0).empty());
+  after.OnResults("a", Answer("wa", new_batch[0].second), 12);
+  EXPECT_EQ(after.Collect(0).size(), 1u);
+}
+
+TEST(Dispatcher, AWorkerThatRegistersAgainKeepsOneEntry) {
+  Dispatcher d(Options());
+  d.OnRegister("a", Worker("wa"), 0);
+  d.OnRegister("b", Worker("wb"), 0);
+  // wa reconnects twice while live, then is declared lost and reconnects again.
+  d.OnRegister("a2", Worker("wa"), 1);
+  d.OnRegister("a3", Worker("wa"), 2);
+  d.OnHeartbeat("b", {"wb", 0}, 7);
+  d.TakeBatches(8);  // a3 silent 6 s > 5 s: lost
+  ASSERT_EQ(d.Workers(8).size(), 2u);
+  d.OnRegister("a4", Worker("wa"), 9);
+  auto workers = d.Workers(9);
+  ASSERT_EQ(workers.size(), 2u);
+  std::map<std::string, schemas::WorkerInfoMsg> by_id;
+  for (const auto& w : workers) by_id[w.worker_id] = w;
+  ASSERT_EQ(by_id.count("wa"), 1u);
+  EXPECT_EQ(by_id["wa"].state, "idle");
+  EXPECT_EQ(d.MatchingWorkers("llvm", "").size(), 2u);
+  // The earlier connections are forgotten: they are told to register.
+  EXPECT_FALSE(d.OnHeartbeat("a", {"wa", 0}, 9));
+  EXPECT_FALSE(d.OnHeartbeat("a3", {"wa", 0}, 9));
+  EXPECT_TRUE(d.OnHeartbeat("a4", {"wa", 0}, 9));
+}
+
 }  // namespace
 }  // namespace kiln::coordinator
