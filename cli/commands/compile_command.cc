@@ -26,6 +26,7 @@
 
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
+#include "compiler/compile_variants.h"
 #include "compiler/compiler.h"
 #include "database/sqlite_database.h"
 #include "ir/model/model_file.h"
@@ -161,43 +162,22 @@ int Run(const CompileCommandOptions& o) {
   std::string note;
   try {
     dims = ParseDims(o.dims);
-    ir::model::BucketSpec buckets = o.buckets.Parse();
-    // The fallback: the model with only --dim bound, correct at any value of the others.
-    ir::model::ModelInput input = ir::model::LoadModel(o.model, dims, o.func);
-    std::vector<std::string> free = ir::model::EntrySymbolicDims(input.module, input.entry);
-    variants.push_back(
-        {"", {}, ir::relax::transform::PrepareModuleForTuning(input.module), input.entry});
-    if (!free.empty() && (o.symbolic || (dims.empty() && buckets.empty()))) {
-      if (!o.symbolic) {
-        note = "compiled symbolic in " + Join(free) +
-               ": one graph for every value, every kernel untuned; --dim NAME=V or --bucket "
-               "NAME=V1,V2 specialise it as tune run did, so that its tuning records apply";
-      }
-    } else if (!free.empty()) {
-      // The specialisations `tune run` tuned, each a graph the executor may choose.
-      ir::model::ModelTaskOptions specialise;
-      specialise.dims = dims;
-      specialise.default_dim = o.default_dim;
-      specialise.buckets = buckets;
-      specialise.func = o.func;
-      specialise.keep_modules = true;
-      ir::model::ModelTasks tasks =
-          ir::model::ExtractModelTasks(o.model, ReadFile(o.model), specialise);
-      for (ir::model::SpecializedBucket& b : tasks.buckets) {
-        std::map<std::string, int64_t> bound;
-        std::string label;
-        for (const auto& [dim, value] : b.bound) {
-          if (dims.count(dim) != 0) continue;
-          bound[dim] = value;
-          label += (label.empty() ? "" : ",") + dim + "=" + std::to_string(value);
-        }
-        variants.push_back({label, bound, std::move(b.module), tasks.entry});
-      }
-      if (!tasks.defaulted.empty()) {
-        note = "symbolic dims bound to " + tasks.DefaultedText() +
-               " (as tune run binds them; --dim NAME=VALUE or --bucket to choose) beside the "
-               "symbolic fallback";
-      }
+    ir::model::ModelTaskOptions options;
+    options.dims = dims;
+    options.default_dim = o.default_dim;
+    options.buckets = o.buckets.Parse();
+    options.func = o.func;
+    compiler::CompileVariantPlan plan =
+        compiler::PlanCompileVariants(o.model, ReadFile(o.model), options, o.symbolic);
+    variants = std::move(plan.variants);
+    if (plan.symbolic_only && !o.symbolic) {
+      note = "compiled symbolic in " + Join(plan.free_dims) +
+             ": one graph for every value, every kernel untuned; --dim NAME=V or --bucket "
+             "NAME=V1,V2 specialise it as tune run did, so that its tuning records apply";
+    } else if (!plan.defaulted.empty()) {
+      note = "symbolic dims bound to " + plan.defaulted +
+             " (as tune run binds them; --dim NAME=VALUE or --bucket to choose) beside the "
+             "symbolic fallback";
     }
   } catch (const Error& e) {
     throw InputError{e};

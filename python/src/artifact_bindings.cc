@@ -21,6 +21,7 @@
 
 #include "cli/commands/embedded_service.h"
 #include "cli/commands/model_runner.h"
+#include "compiler/compile_variants.h"
 #include "compiler/compiler.h"
 #include "ir/model/model_tasks.h"
 #include "ir/relax/transform/pipeline.h"
@@ -263,40 +264,21 @@ std::vector<compiler::CompileVariant> Variants(const Model& model, const Compile
     }
     buckets = ir::model::ParseBucketFlags(flags, {}, {});
   }
-  ir::model::ModelInput input =
-      ir::model::LoadModelBytes(model.model_name, model.bytes, dims, model.func);
-  std::vector<std::string> free = ir::model::EntrySymbolicDims(input.module, input.entry);
-  std::vector<compiler::CompileVariant> variants;
-  variants.push_back(
-      {"", {}, ir::relax::transform::PrepareModuleForTuning(input.module), input.entry});
-  if (free.empty() || a.symbolic || (dims.empty() && buckets.empty())) {
-    if (!free.empty() && !a.symbolic) {
-      note =
-          "compiled symbolic: one graph for every value, every kernel untuned; dims= or "
-          "buckets= specialise it as tune did, so that its tuning records apply";
-    }
-    return variants;
+  ir::model::ModelTaskOptions options;
+  options.dims = dims;
+  options.default_dim = a.default_dim;
+  options.buckets = buckets;
+  options.func = model.func;
+  compiler::CompileVariantPlan plan =
+      compiler::PlanCompileVariants(model.model_name, model.bytes, options, a.symbolic);
+  if (plan.symbolic_only && !a.symbolic) {
+    note =
+        "compiled symbolic: one graph for every value, every kernel untuned; dims= or "
+        "buckets= specialise it as tune did, so that its tuning records apply";
+  } else if (!plan.defaulted.empty()) {
+    note = "symbolic dims bound to " + plan.defaulted;
   }
-  ir::model::ModelTaskOptions specialise;
-  specialise.dims = dims;
-  specialise.default_dim = a.default_dim;
-  specialise.buckets = buckets;
-  specialise.func = model.func;
-  specialise.keep_modules = true;
-  ir::model::ModelTasks tasks =
-      ir::model::ExtractModelTasks(model.model_name, model.bytes, specialise);
-  for (ir::model::SpecializedBucket& b : tasks.buckets) {
-    std::map<std::string, int64_t> bound;
-    std::string label;
-    for (const auto& [dim, value] : b.bound) {
-      if (dims.count(dim) != 0) continue;
-      bound[dim] = value;
-      label += (label.empty() ? "" : ",") + dim + "=" + std::to_string(value);
-    }
-    variants.push_back({label, bound, std::move(b.module), tasks.entry});
-  }
-  if (!tasks.defaulted.empty()) note = "symbolic dims bound to " + tasks.DefaultedText();
-  return variants;
+  return std::move(plan.variants);
 }
 
 nb::list TaskList(const std::vector<compiler::CompiledTask>& tasks) {
