@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 #include "ir/arith/analyzer.h"
 #include "ir/functor.h"
@@ -213,12 +214,12 @@ std::optional<Poly> DividePolyExact(const Poly& a, const Poly& b) {
   return Normalize(std::move(r));
 }
 
-Expr TermMagnitude(const Term& t) {
-  int64_t mag = t.coeff < 0 ? -t.coeff : t.coeff;
-  if (t.atoms.empty()) return DimConst(mag);
+// The product of a term's atoms times `coeff`.
+Expr TermTimes(const Term& t, int64_t coeff) {
+  if (t.atoms.empty()) return DimConst(coeff);
   Expr e = t.atoms[0];
   for (size_t i = 1; i < t.atoms.size(); ++i) e = Mul(e, t.atoms[i]);
-  if (mag != 1) e = Mul(e, DimConst(mag));
+  if (coeff != 1) e = Mul(e, DimConst(coeff));
   return e;
 }
 
@@ -230,11 +231,14 @@ Expr ToExpr(const Poly& p) {
   if (lead != order.end()) std::rotate(order.begin(), lead, lead + 1);
   Expr e;
   for (const Term& t : order) {
+    // A negative term is subtracted by its magnitude, but INT64_MIN (ONNX's "from the very
+    // end" in a Slice) has none in int64: it is added with its sign.
+    bool subtract = t.coeff < 0 && t.coeff != std::numeric_limits<int64_t>::min();
     if (!e.defined()) {
-      e = TermMagnitude(t);
-      if (t.coeff < 0) e = t.atoms.empty() ? DimConst(t.coeff) : Mul(e, DimConst(-1));
+      e = t.coeff < 0 && !t.atoms.empty() && subtract ? Mul(TermTimes(t, -t.coeff), DimConst(-1))
+                                                      : TermTimes(t, t.coeff);
     } else {
-      e = t.coeff < 0 ? Sub(e, TermMagnitude(t)) : Add(e, TermMagnitude(t));
+      e = subtract ? Sub(e, TermTimes(t, -t.coeff)) : Add(e, TermTimes(t, t.coeff));
     }
   }
   return e;

@@ -1,6 +1,10 @@
 // Symbolic dim canonicalization and struct info: printing, equality, hashing, matching.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+#include <string>
+
 #include "ir/relax/dim.h"
 #include "ir/relax/struct_info.h"
 #include "ir/relax/struct_info_util.h"
@@ -23,6 +27,15 @@ TEST_F(RelaxDimTest, FoldsCoefficientsAndLikeTerms) {
   EXPECT_EQ(S((n + 1) * 2), "n * 2 + 2");
   EXPECT_EQ(S(m + n), S(n + m));
   EXPECT_EQ(S(n * m), S(m * n));
+}
+
+// INT64_MIN (ONNX's "from the very start" in a Slice) has no magnitude in int64: it is added
+// with its sign rather than subtracted by its magnitude.
+TEST_F(RelaxDimTest, TheSmallestInt64StaysWhole) {
+  const int64_t smallest = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(S(DimConst(smallest)), std::to_string(smallest));
+  EXPECT_EQ(S(n + DimConst(smallest)), "n + " + std::to_string(smallest));
+  EXPECT_EQ(S(n - 5), "n - 5");
 }
 
 TEST_F(RelaxDimTest, FloorDivAndModFoldWhenExact) {
