@@ -10,31 +10,51 @@ namespace kiln::codegen {
 const char kCWorkspaceHelpers[] = R"(#include <pthread.h>
 #define KILN_WS_SLOTS 8
 #define KILN_WS_SHARED __attribute__((weak, visibility("hidden")))
-typedef struct {
+typedef struct kiln_ws_pool {
   void* blocks[KILN_WS_SLOTS];
+  struct kiln_ws_pool* prev;
+  struct kiln_ws_pool* next;
 } kiln_ws_pool_t;
 KILN_WS_SHARED pthread_once_t kiln_ws_once = PTHREAD_ONCE_INIT;
 KILN_WS_SHARED pthread_key_t kiln_ws_key;
 KILN_WS_SHARED int kiln_ws_ready = 0;
+/* Every thread's pool, so that unloading frees the pools of threads that outlive it. */
+KILN_WS_SHARED pthread_mutex_t kiln_ws_mutex = PTHREAD_MUTEX_INITIALIZER;
+KILN_WS_SHARED kiln_ws_pool_t* kiln_ws_pools = NULL;
 KILN_WS_SHARED size_t kiln_ws_block_bytes(void* block) { return ((size_t*)block)[-1]; }
 KILN_WS_SHARED void kiln_ws_block_release(void* block) { free(((void**)block)[-2]); }
-KILN_WS_SHARED void kiln_ws_pool_release(void* arg) {
-  kiln_ws_pool_t* pool = (kiln_ws_pool_t*)arg;
+KILN_WS_SHARED void kiln_ws_pool_free(kiln_ws_pool_t* pool) {
   for (int i = 0; i < KILN_WS_SLOTS; ++i) {
     if (pool->blocks[i] != NULL) kiln_ws_block_release(pool->blocks[i]);
   }
   free(pool);
 }
+/* A thread's exit. */
+KILN_WS_SHARED void kiln_ws_pool_release(void* arg) {
+  kiln_ws_pool_t* pool = (kiln_ws_pool_t*)arg;
+  pthread_mutex_lock(&kiln_ws_mutex);
+  if (pool->prev != NULL) pool->prev->next = pool->next;
+  else kiln_ws_pools = pool->next;
+  if (pool->next != NULL) pool->next->prev = pool->prev;
+  pthread_mutex_unlock(&kiln_ws_mutex);
+  kiln_ws_pool_free(pool);
+}
 KILN_WS_SHARED void kiln_ws_create(void) {
   kiln_ws_ready = pthread_key_create(&kiln_ws_key, kiln_ws_pool_release) == 0;
 }
+/* Unloading: no kernel of the library runs any more, so every pool can go. */
 KILN_WS_SHARED __attribute__((destructor)) void kiln_ws_unload(void) {
   if (!kiln_ws_ready) return;
   kiln_ws_ready = 0;
-  void* pool = pthread_getspecific(kiln_ws_key);
   pthread_setspecific(kiln_ws_key, NULL);
-  if (pool != NULL) kiln_ws_pool_release(pool);
   pthread_key_delete(kiln_ws_key);
+  pthread_mutex_lock(&kiln_ws_mutex);
+  while (kiln_ws_pools != NULL) {
+    kiln_ws_pool_t* pool = kiln_ws_pools;
+    kiln_ws_pools = pool->next;
+    kiln_ws_pool_free(pool);
+  }
+  pthread_mutex_unlock(&kiln_ws_mutex);
 }
 KILN_WS_SHARED kiln_ws_pool_t* kiln_ws_pool(void) {
   pthread_once(&kiln_ws_once, kiln_ws_create);
@@ -47,6 +67,11 @@ KILN_WS_SHARED kiln_ws_pool_t* kiln_ws_pool(void) {
       free(pool);
       return NULL;
     }
+    pthread_mutex_lock(&kiln_ws_mutex);
+    pool->next = kiln_ws_pools;
+    if (kiln_ws_pools != NULL) kiln_ws_pools->prev = pool;
+    kiln_ws_pools = pool;
+    pthread_mutex_unlock(&kiln_ws_mutex);
   }
   return pool;
 }

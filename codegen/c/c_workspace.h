@@ -7,9 +7,10 @@
 //
 // The definitions are weak and hidden: the kernels of a compiled model, built as separate
 // objects and linked into one library, share one pool, and nothing leaves the library. A
-// thread's blocks are freed when it exits; unloading the library frees the unloading
-// thread's and deletes the pool's thread key, so that no thread runs a destructor from
-// unmapped code afterwards (the other threads' blocks are then never freed).
+// thread's blocks are freed when it exits; unloading the library deletes the pool's thread
+// key, so that no thread runs a destructor from unmapped code afterwards, and frees every
+// thread's pool (the pools are listed, under a mutex taken only when a thread's pool is made
+// or freed): no kernel of the library runs once it is unloaded.
 #pragma once
 
 namespace kiln::codegen {
