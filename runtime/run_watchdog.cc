@@ -1,4 +1,5 @@
-// RunWatchdog: a thread that waits for disarming or the limit, whichever comes first.
+// RunWatchdog: a thread that waits for disarming or the limit, whichever comes first, and
+// again for as long as its function asks.
 #include "runtime/run_watchdog.h"
 
 namespace kiln::runtime {
@@ -9,8 +10,15 @@ RunWatchdog::RunWatchdog(double limit_seconds, Expiry on_expiry) {
                               std::chrono::duration<double>(limit_seconds));
   thread_ = std::thread([this, start, deadline, on_expiry = std::move(on_expiry)] {
     std::unique_lock lock(mutex_);
-    if (disarmed_changed_.wait_until(lock, deadline, [&] { return disarmed_; })) return;
-    on_expiry(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    auto next = deadline;
+    for (;;) {
+      if (disarmed_changed_.wait_until(lock, next, [&] { return disarmed_; })) return;
+      auto now = std::chrono::steady_clock::now();
+      double again = on_expiry(std::chrono::duration<double>(now - start).count());
+      if (!(again > 0)) return;
+      next = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(again));
+    }
   });
 }
 

@@ -2,7 +2,8 @@
 // The sandbox guards a candidate's first run with it (the early cutoff's abandoned runs,
 // runtime/timing.h): the function writes the result and ends the process, which is the only
 // safe way to stop a kernel in the middle of a run. A function that returns leaves the run
-// to go on.
+// to go on, and may ask to be called again later (a run slowed by a busy machine is judged
+// again once it has had more time).
 #pragma once
 
 #include <chrono>
@@ -15,8 +16,9 @@ namespace kiln::runtime {
 
 class RunWatchdog {
  public:
-  // Seconds the guarded code had run when the limit passed.
-  using Expiry = std::function<void(double elapsed_seconds)>;
+  // Given the seconds the guarded code has run, returns in how many seconds to be called
+  // again; 0 or less: never again.
+  using Expiry = std::function<double(double elapsed_seconds)>;
 
   // Starts the clock; `on_expiry` runs on the watchdog's own thread.
   RunWatchdog(double limit_seconds, Expiry on_expiry);

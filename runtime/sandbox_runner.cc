@@ -25,8 +25,10 @@ SandboxResult Failure(MeasureErrorKind kind, std::string message, SandboxResult 
 
 // Runs the kernel once and returns its seconds; under the early cutoff's watchdog when
 // `on_abandon` is given and the request has a cutoff. `contention` is the run's
-// (cpu_wait.h). A run that is slow because the machine is busy is not the kernel's fault: the
-// watchdog leaves it to go on (the sandbox's own time limit still holds).
+// (cpu_wait.h). A run is abandoned once it has had a core for kCutoffAbandonFactor times the
+// cutoff: the time its threads waited for one while the machine was busy is not the
+// kernel's, so a fast kernel slowed by other work is never abandoned, and a slow one still is
+// (the sandbox's own time limit holds too).
 double FirstRun(const SandboxRequest& request, const SandboxResult& so_far,
                 const AbandonHandler& on_abandon, const std::function<void()>& run,
                 double* contention) {
@@ -34,17 +36,24 @@ double FirstRun(const SandboxRequest& request, const SandboxResult& so_far,
   std::optional<RunWatchdog> watchdog;
   double cutoff = request.timing.cutoff_seconds;
   if (on_abandon && cutoff > 0) {
-    watchdog.emplace(kCutoffAbandonFactor * cutoff, [&, probe = meter](double elapsed) mutable {
-      if (probe.Contention() >= kContendedShare) return;
-      SandboxResult abandoned = so_far;
-      abandoned.cutoff = Cutoff::kAbandoned;
-      abandoned.median_seconds = elapsed;
-      abandoned.repeat_seconds = {elapsed};
-      abandoned.number = 1;
-      abandoned.kernel_seconds += elapsed;
-      abandoned.outputs.clear();
-      on_abandon(abandoned);
-    });
+    double limit = kCutoffAbandonFactor * cutoff;
+    watchdog.emplace(
+        limit,
+        [&, limit, probe = meter, ran = 0.0, judged = 0.0](double elapsed) mutable -> double {
+          // The stretch since the last look, less the share of it spent waiting for a core.
+          ran += (elapsed - judged) * std::max(0.0, 1.0 - probe.Contention());
+          judged = elapsed;
+          if (ran < limit) return limit - ran;
+          SandboxResult abandoned = so_far;
+          abandoned.cutoff = Cutoff::kAbandoned;
+          abandoned.median_seconds = elapsed;
+          abandoned.repeat_seconds = {elapsed};
+          abandoned.number = 1;
+          abandoned.kernel_seconds += elapsed;
+          abandoned.outputs.clear();
+          on_abandon(abandoned);
+          return 0.0;
+        });
   }
   auto start = std::chrono::steady_clock::now();
   run();

@@ -1,7 +1,9 @@
 // Measuring on a busy machine: busy processes take every core (support/busy_processes.h), and
 // this process's wait for a core (runtime/cpu_wait.h) says so; a kernel timed among them is
 // flagged as contended with each repeat still bounded by time, and the CPU measurer times a
-// contended candidate again and says so in its record. These tests load the machine: they run
+// contended candidate again and says so in its record; a first run is abandoned by the early
+// cutoff for its own slowness, once it has had a core for the abandon limit, not for the time
+// it waited for one. These tests load the machine: they run
 // alone (RUN_SERIAL), so that the load is theirs and no other test's timing suffers from it.
 #include <gtest/gtest.h>
 
@@ -87,6 +89,35 @@ TEST_F(MeasureUnderLoad, ACandidateTimedOnABusyMachineIsTimedAgainAndSaysSo) {
   ASSERT_TRUE(kept.ok()) << kept.message;
   EXPECT_GE(kept.contention, kContendedShare);
   EXPECT_EQ(kept.message, "");
+}
+
+// The matmul at 384^3 (tens of milliseconds a run) with a cutoff of a tenth of its best time:
+// its checked run passes the abandon limit (0.4 of a run) in core time alone, so among busy
+// processes, where it waits for a core most of the time, it is still abandoned (later in wall
+// time than on a quiet machine), where a watchdog that spared every contended run kept it.
+TEST_F(MeasureUnderLoad, ASlowFirstRunIsStillAbandonedOnABusyMachine) {
+  std::string path = kiln::testing::SourcePath("tests/data/tvm/database/workload_0.tir").string();
+  std::string text = kiln::testing::ReadTextFile(path);
+  for (size_t at = text.find("128"); at != std::string::npos; at = text.find("128", at)) {
+    text.replace(at, 3, "384");
+  }
+  ir::PrimFunc workload = ir::ParsePrimFunc(text, path);
+  testing::ScratchDir dir;
+  MeasureOptions options;
+  options.cache_dir = dir.Sub("cache");
+  options.sandbox_path = FindSandboxExecutable(KILN_SANDBOX_PATH);
+  options.timing = {.number = 1, .repeat = 1, .min_repeat_ms = 0, .warmup = 1};
+  options.num_threads = 1;
+  options.max_retimes = 0;
+  options.cutoff_factor = 0.1;
+  options.cutoff_min_seconds = 0;
+  CpuMeasurer measurer(options);
+  MeasureResult first = measurer.Measure({workload, workload});  // quiet: sets the best
+  ASSERT_TRUE(first.ok()) << first.message;
+  BusyProcesses busy(3 * Cores());
+  MeasureResult slow = measurer.Measure({workload, workload});
+  EXPECT_EQ(slow.error_kind, MeasureErrorKind::kTimeout) << slow.message;
+  EXPECT_NE(slow.message.find("abandoned by the early cutoff"), std::string::npos) << slow.message;
 }
 
 }  // namespace
