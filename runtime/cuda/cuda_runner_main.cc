@@ -7,6 +7,7 @@
 // cannot make system calls themselves.
 #include "runtime/cuda/cuda_backend.h"
 #include "runtime/gpu/gpu_backend.h"
+#include "runtime/runner_asan_options.h"
 
 int main(int argc, char** argv) {
   return kiln::runtime::gpu::GpuRunnerMain(argc, argv, kiln::runtime::cuda::OpenCudaDevice,

@@ -18,18 +18,10 @@
 #include <string>
 
 #include "runtime/file_util.h"
+#include "runtime/runner_asan_options.h"
 #include "runtime/sandbox_lockdown.h"
 #include "runtime/sandbox_protocol.h"
 #include "runtime/sandbox_runner.h"
-
-// In a sanitizer build (make sanitize), AddressSanitizer would catch the candidate kernel's
-// crash signals and exit with status 1; the client must see the signal itself, as in a plain
-// build. The runtime reads this hook only when the process is sanitized.
-// The leak check at exit would start a tracer process, which the lockdown forbids.
-extern "C" const char* __asan_default_options() {
-  return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0:"
-         "detect_leaks=0";
-}
 
 namespace {
 

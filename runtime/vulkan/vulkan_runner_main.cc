@@ -2,6 +2,7 @@
 // process (runtime/gpu/gpu_backend.h). Usage: kiln-vulkan-runner REQUEST.json RESULT.json, or
 // kiln-vulkan-runner describe DEVICE.json.
 #include "runtime/gpu/gpu_backend.h"
+#include "runtime/runner_asan_options.h"
 #include "runtime/vulkan/vulkan_backend.h"
 
 int main(int argc, char** argv) {
