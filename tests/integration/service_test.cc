@@ -156,7 +156,9 @@ TEST_F(ServiceTest, ThreeWorkersTuneATwoTaskModelEachCandidateStoredOnce) {
 TEST_F(ServiceTest, AWorkerKilledMidBatchLosesNothing) {
   auto coordinator = StartCoordinator();
   auto steady = StartWorker(0, 0.01);
-  auto doomed = StartWorker(1, 0.2);  // slow: its batch is in flight when it dies
+  // So slow that a batch it takes is in flight until it dies, however long the kill takes to
+  // come (a busy or sanitized machine): the job can end only through its candidates' requeue.
+  auto doomed = StartWorker(1, 30);
   int64_t job = Submit(24);
   ASSERT_GT(job, 0);
   ASSERT_TRUE(WaitFor(

@@ -159,20 +159,25 @@ void ChaosProxy::Accept(double now) {
     int client = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (client < 0) return;
     if (now < partition_until_) {
+      {
+        // Counted before the close, which the refused client may observe at once.
+        std::lock_guard lock(stats_mutex_);
+        ++stats_.refused;
+      }
       close(client);
-      std::lock_guard lock(stats_mutex_);
-      ++stats_.refused;
       continue;
     }
     int upstream = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     sockaddr_in addr = upstream_.ToSockaddr();
     int rc = upstream < 0 ? -1 : connect(upstream, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
     if (upstream < 0 || (rc != 0 && errno != EINPROGRESS)) {
+      {
+        std::lock_guard lock(stats_mutex_);
+        ++stats_.connections;
+        ++stats_.upstream_failures;
+      }
       close(client);
       if (upstream >= 0) close(upstream);
-      std::lock_guard lock(stats_mutex_);
-      ++stats_.connections;
-      ++stats_.upstream_failures;
       continue;
     }
     SetNoDelay(client);
