@@ -254,8 +254,11 @@ TEST_F(CpuMeasurerTest, EarlyCutoffTimesASlowCandidateFromOneRunAndSaysSo) {
   // whatever the machine's speed, and is not far enough past it to be abandoned. The best is
   // the median of 5 repeats of 20 ms: a test running alongside slowed a median of 3 repeats of
   // 5 ms by more than 1/0.6 once, and the next candidate's first run fell under the cutoff.
+  // A best timed while the machine was busy is timed again (max_retimes), as in tuning, so
+  // that the cutoff is not set from a slowed best.
   MeasureOptions options = Options();
   options.timing = {.number = 3, .repeat = 5, .min_repeat_ms = 20, .warmup = 1};
+  options.max_retimes = 2;
   options.cutoff_factor = 0.6;
   options.cutoff_min_seconds = 0;
   CpuMeasurer measurer(options);
@@ -264,7 +267,7 @@ TEST_F(CpuMeasurerTest, EarlyCutoffTimesASlowCandidateFromOneRunAndSaysSo) {
   // The first of the workload: nothing to compare with, the whole protocol.
   MeasureResult first = measurer.Measure({workload, workload});
   ASSERT_TRUE(first.ok()) << first.message;
-  EXPECT_TRUE(first.message.empty()) << first.message;
+  EXPECT_TRUE(first.message.empty() || first.message.rfind("timed ", 0) == 0) << first.message;
   EXPECT_EQ(first.repeat_seconds.size(), 5u);
   EXPECT_GE(first.number, 3);
   EXPECT_GT(measurer.CutoffSeconds(measurer.references().Get(workload, {}, 1)->key), 0);
