@@ -15,6 +15,18 @@
 
 #include "support/error.h"
 
+// AddressSanitizer, as GCC (__SANITIZE_ADDRESS__) and Clang (__has_feature) say it.
+#if defined(__SANITIZE_ADDRESS__)
+#define KILN_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_ADDRESS_SANITIZER 1
+#endif
+#endif
+#ifndef KILN_ADDRESS_SANITIZER
+#define KILN_ADDRESS_SANITIZER 0
+#endif
+
 namespace kiln::runtime {
 namespace {
 
@@ -175,7 +187,7 @@ void SetLimit(int resource, rlim_t value, const char* what) {
              std::string("cannot limit the runner's ") + what + ": " + std::strerror(errno));
 }
 
-#if !defined(__SANITIZE_ADDRESS__)
+#if !KILN_ADDRESS_SANITIZER
 // Bytes of address space mapped now (/proc/self/statm's first field, in pages).
 int64_t MappedBytes() {
   std::ifstream statm("/proc/self/statm");
@@ -194,13 +206,19 @@ void ApplyLimits(const LockdownLimits& limits) {
   if (limits.file_bytes > 0) {
     SetLimit(RLIMIT_FSIZE, static_cast<rlim_t>(limits.file_bytes), "file size");
   }
-#if !defined(__SANITIZE_ADDRESS__)
+#if !KILN_ADDRESS_SANITIZER
   // AddressSanitizer reserves terabytes of shadow memory up front: no limit there.
   if (limits.address_space_bytes > 0) {
     SetLimit(RLIMIT_AS, static_cast<rlim_t>(MappedBytes() + limits.address_space_bytes),
              "address space");
   }
 #endif
+}
+
+// Argument `index` of a call compared by `op` (a masked comparison: `value` is the mask and
+// `masked` the value the masked argument is compared with).
+scmp_arg_cmp Arg(unsigned index, scmp_compare op, scmp_datum_t value, scmp_datum_t masked = 0) {
+  return scmp_arg_cmp{index, op, value, masked};
 }
 
 class Filter {
@@ -269,18 +287,18 @@ void LockDownProcess(const LockdownLimits& limits) {
   // Threads are clones that share the process (CLONE_THREAD); any other clone is a new
   // process. clone3 passes its flags in memory the filter cannot read: it fails with ENOSYS,
   // and the C library starts threads with clone instead.
-  filter.Forbid("clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+  filter.Forbid("clone", Arg(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   filter.Refuse("clone3", ENOSYS);
   // Signals only to this process (abort() and raise() signal it).
   const auto self = static_cast<scmp_datum_t>(getpid());
-  filter.Forbid("kill", SCMP_A0(SCMP_CMP_NE, self));
-  filter.Forbid("tgkill", SCMP_A0(SCMP_CMP_NE, self));
-  filter.Forbid("rt_sigqueueinfo", SCMP_A0(SCMP_CMP_NE, self));
-  filter.Forbid("rt_tgsigqueueinfo", SCMP_A0(SCMP_CMP_NE, self));
+  filter.Forbid("kill", Arg(0, SCMP_CMP_NE, self));
+  filter.Forbid("tgkill", Arg(0, SCMP_CMP_NE, self));
+  filter.Forbid("rt_sigqueueinfo", Arg(0, SCMP_CMP_NE, self));
+  filter.Forbid("rt_tgsigqueueinfo", Arg(0, SCMP_CMP_NE, self));
   // Limits may be read (prlimit64 without a new value), never raised.
-  filter.Forbid("prlimit64", SCMP_A2(SCMP_CMP_NE, 0));
+  filter.Forbid("prlimit64", Arg(2, SCMP_CMP_NE, 0));
   // A candidate that took over SIGSYS could go on past a forbidden call's refusal.
-  filter.Kill("rt_sigaction", SCMP_A0(SCMP_CMP_EQ, SIGSYS));
+  filter.Kill("rt_sigaction", Arg(0, SCMP_CMP_EQ, SIGSYS));
   filter.Load();
 }
 
