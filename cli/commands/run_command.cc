@@ -32,6 +32,7 @@
 #include "cli/commands/embedded_service.h"
 #include "cli/commands/interrupt_watch.h"
 #include "cli/commands/task_table.h"
+#include "cli/commands/tune_report_json.h"
 #include "ir/analysis/flop_count.h"
 #include "ir/model/model_tasks.h"
 #include "ir/structural.h"
@@ -154,41 +155,6 @@ std::string Fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
-}
-
-double Gflops(const search::TaskReport& t) {
-  return t.best_seconds > 0 && t.flop > 0 ? t.flop / t.best_seconds / 1e9 : 0;
-}
-
-json ReportJson(const search::TuneReport& report) {
-  json tasks = json::array();
-  for (const auto& t : report.tasks) {
-    char hash[32];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(t.workload_hash));
-    tasks.push_back(
-        {{"name", t.name},
-         {"workload_hash", hash},
-         {"flop", t.flop},
-         {"weight", t.weight},
-         {"trials", t.trials},
-         {"best_latency_s", t.best_seconds > 0 ? json(t.best_seconds) : json()},
-         {"best_gflops", t.best_seconds > 0 ? json(Gflops(t)) : json()},
-         {"untuned_latency_s", t.untuned_seconds > 0 ? json(t.untuned_seconds) : json()},
-         {"seeded_latency_s", t.seeded_seconds > 0 ? json(t.seeded_seconds) : json()},
-         {"best_trace", t.best_trace ? t.best_trace->ToJSON() : json()},
-         {"errors", t.errors},
-         {"first_error", t.first_error},
-         {"hinted", t.search.hinted},
-         {"search_s", t.search.seconds},
-         {"starts_from", t.starts_from},
-         {"failure", t.failure}});
-  }
-  return {{"tasks", tasks},
-          {"total_trials", report.total_trials},
-          {"wall_s", report.wall_seconds},
-          {"search_s", report.search_seconds},
-          {"errors", report.errors},
-          {"rejected", report.rejected}};
 }
 
 int Run(const RunOptions& o) {
@@ -333,7 +299,7 @@ int Run(const RunOptions& o) {
   if (!o.output.empty()) {
     std::ofstream out(o.output);
     KILN_CHECK(out.good(), ErrorKind::kIO, o.output + ": cannot open file for writing");
-    json tasks_json = ReportJson(report)["tasks"];
+    json tasks_json = TuneReportJson(report)["tasks"];
     AddBuckets(model, tasks_json);
     for (const json& t : tasks_json) {
       out << json{{"task", t["name"]},
@@ -354,7 +320,7 @@ int Run(const RunOptions& o) {
     }
   }
   if (o.json) {
-    json out = ReportJson(report);
+    json out = TuneReportJson(report);
     AddBuckets(model, out["tasks"]);
     out["job"] = job_id;
     out["db"] = embedded.db_path;

@@ -22,6 +22,7 @@
 
 #include "cli/commands/embedded_service.h"
 #include "cli/commands/task_table.h"
+#include "cli/commands/tune_report_json.h"
 #include "ir/analysis/flop_count.h"
 #include "ir/functor.h"
 #include "ir/structural.h"
@@ -83,36 +84,6 @@ std::vector<coordinator::JobSpec::Task> KernelTasks(const Model& model) {
     tasks.push_back({f->name, f, 1});
   }
   return tasks;
-}
-
-json ReportJson(const search::TuneReport& report) {
-  json tasks = json::array();
-  for (const auto& t : report.tasks) {
-    char hash[32];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(t.workload_hash));
-    double gflops = t.best_seconds > 0 && t.flop > 0 ? t.flop / t.best_seconds / 1e9 : 0;
-    tasks.push_back(
-        {{"name", t.name},
-         {"workload_hash", hash},
-         {"flop", t.flop},
-         {"weight", t.weight},
-         {"trials", t.trials},
-         {"best_latency_s", t.best_seconds > 0 ? json(t.best_seconds) : json()},
-         {"best_gflops", t.best_seconds > 0 ? json(gflops) : json()},
-         {"untuned_latency_s", t.untuned_seconds > 0 ? json(t.untuned_seconds) : json()},
-         {"seeded_latency_s", t.seeded_seconds > 0 ? json(t.seeded_seconds) : json()},
-         {"best_trace", t.best_trace ? t.best_trace->ToJSON() : json()},
-         {"errors", t.errors},
-         {"first_error", t.first_error},
-         {"done", t.done},
-         {"failure", t.failure}});
-  }
-  return {{"tasks", tasks},
-          {"total_trials", report.total_trials},
-          {"wall_s", report.wall_seconds},
-          {"search_s", report.search_seconds},
-          {"errors", report.errors},
-          {"finished", report.finished}};
 }
 
 nb::object ToPython(const json& value) {
@@ -221,7 +192,7 @@ nb::object Tune(const Model& model, const TuneArgs& a, nb::handle database, nb::
       nb::gil_scoped_acquire acquire;
       if (callback_error) return;
       try {
-        progress(ToPython(ReportJson(r)));
+        progress(ToPython(cli::TuneReportJson(r)));
       } catch (nb::python_error& e) {
         callback_error.emplace(std::move(e));  // the waiting thread cancels the job
       }
@@ -287,7 +258,7 @@ nb::object Tune(const Model& model, const TuneArgs& a, nb::handle database, nb::
                     (job ? std::string(database::JobStateName(job->state)) : std::string()) + ": " +
                     why);
   }
-  json out = ReportJson(*last);
+  json out = cli::TuneReportJson(*last);
   out["job"] = job_id;
   out["db"] = embedded.db_path;
   out["target"] = a.target;
