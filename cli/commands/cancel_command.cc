@@ -27,12 +27,9 @@ Command RegisterCancelCommand(CLI::App& parent) {
   return {app, [options]() {
             std::string address =
                 options->coordinator.empty() ? DefaultCoordinator() : options->coordinator;
-            schemas::Message reply =
-                Request(address, schemas::CancelMsg{static_cast<uint64_t>(options->job)});
-            const auto* job = std::get_if<schemas::JobEventMsg>(&reply);
-            KILN_CHECK(job != nullptr, ErrorKind::kIO,
-                       address + ": answered a cancel with " + schemas::MessageName(reply));
-            std::cout << (options->json ? JobJson(*job) + "\n" : JobTable(*job));
+            auto job = RequestReply<schemas::JobEventMsg>(
+                address, schemas::CancelMsg{static_cast<uint64_t>(options->job)}, "a cancel");
+            std::cout << (options->json ? JobJson(job) + "\n" : JobTable(job));
             return 0;
           }};
 }

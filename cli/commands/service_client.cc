@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iomanip>
@@ -132,6 +133,26 @@ std::string JobJson(const schemas::JobEventMsg& job) {
   return out.dump();
 }
 
+std::string JobListJson(const schemas::JobListMsg& list) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& job : list.jobs) jobs.push_back(nlohmann::json::parse(JobJson(job)));
+  return nlohmann::json{{"jobs", jobs}}.dump();
+}
+
+std::string WorkerListJson(const schemas::WorkerListMsg& list) {
+  nlohmann::json workers = nlohmann::json::array();
+  for (const auto& w : list.workers) {
+    workers.push_back({{"id", w.worker_id},
+                       {"device", w.device_key},
+                       {"target", w.target},
+                       {"state", w.state},
+                       {"in_flight", w.in_flight},
+                       {"last_seen_s", w.last_seen_s},
+                       {"hardware", w.hardware}});
+  }
+  return nlohmann::json{{"workers", workers}}.dump();
+}
+
 std::string JobTable(const schemas::JobEventMsg& job) {
   std::ostringstream out;
   out << "job " << job.job_id << " " << job.state << ": " << job.model << " on " << job.target
@@ -163,60 +184,91 @@ bool IsFinalState(const std::string& state) {
   return state == "done" || state == "failed" || state == "cancelled";
 }
 
-schemas::JobEventMsg WatchJob(const std::string& address, uint64_t job_id,
-                              const WatchOptions& options) {
-  double timeout_s = TimeoutFromEnv(-1);
-  zmq::socket_t socket = Connect(address);
-  std::ostream& out = options.out != nullptr ? *options.out : std::cout;
-  bool tty = options.tty.value_or(isatty(1) != 0);
-  ProgressPrinter printer(1, tty, out);
-  auto subscribe = [&] {
+struct JobWatch::State {
+  std::string address;
+  uint64_t job_id;
+  double keepalive_s;
+  double timeout_s;
+  zmq::socket_t socket;
+  std::chrono::steady_clock::time_point last_heard;
+  bool asked = false;  // a subscription is waiting for its answer
+
+  void Subscribe() {
     std::string bytes = schemas::Encode(schemas::QueryMsg{schemas::QueryMsg::Kind::kWatch, job_id});
     socket.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
-  };
-  subscribe();
-  auto last_heard = std::chrono::steady_clock::now();
-  bool asked = true;  // a subscription is waiting for its answer
-  std::string last_json;
-  std::optional<schemas::JobEventMsg> last;
+    asked = true;
+  }
+};
+
+JobWatch::JobWatch(const std::string& address, uint64_t job_id, double keepalive_s)
+    : state_(new State{.address = address,
+                       .job_id = job_id,
+                       .keepalive_s = keepalive_s,
+                       .timeout_s = TimeoutFromEnv(-1),
+                       .socket = Connect(address),
+                       .last_heard = std::chrono::steady_clock::now()}) {
+  state_->Subscribe();
+}
+
+JobWatch::~JobWatch() = default;
+
+std::optional<schemas::JobEventMsg> JobWatch::Next(double wait_s) {
+  State& s = *state_;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
   while (true) {
-    // Events are pushed; a quiet stretch is checked with a fresh subscription, which also
-    // survives a restart of the coordinator.
-    std::optional<schemas::Message> message = Receive(socket, address, 0.2);
     auto now = std::chrono::steady_clock::now();
-    double quiet = std::chrono::duration<double>(now - last_heard).count();
-    if (!message) {
-      if (asked && quiet > timeout_s) throw NoAnswer(address, timeout_s);
-      if (!asked && quiet > options.keepalive_s) {
-        subscribe();
-        asked = true;
+    double left = std::chrono::duration<double>(deadline - now).count();
+    // Polled in short slices so that the keepalive and the deadline are kept.
+    std::optional<schemas::Message> message =
+        Receive(s.socket, s.address, std::clamp(left, 0.0, 0.2));
+    now = std::chrono::steady_clock::now();
+    if (message) {
+      const auto* event = std::get_if<schemas::JobEventMsg>(&*message);
+      KILN_CHECK(event != nullptr, ErrorKind::kIO,
+                 s.address + ": answered a watch with " + schemas::MessageName(*message));
+      if (event->job_id == s.job_id) {
+        s.last_heard = now;
+        s.asked = false;
+        return *event;
       }
-      continue;
-    }
-    const auto* event = std::get_if<schemas::JobEventMsg>(&*message);
-    KILN_CHECK(event != nullptr, ErrorKind::kIO,
-               address + ": answered a watch with " + schemas::MessageName(*message));
-    if (event->job_id != job_id) continue;
-    last_heard = now;
-    asked = false;
-    last = *event;
-    bool final = IsFinalState(event->state);
-    if (options.json) {
-      std::string line = JobJson(*event);
-      if (line != last_json || final) out << line << std::endl;
-      last_json = line;
     } else {
-      search::TuneReport report = ReportOfEvent(*event);
-      printer(report);
+      double quiet = std::chrono::duration<double>(now - s.last_heard).count();
+      if (s.asked && quiet > s.timeout_s) throw NoAnswer(s.address, s.timeout_s);
+      if (!s.asked && quiet > s.keepalive_s) s.Subscribe();
     }
-    if (final) {
-      if (!options.json) {
-        for (const std::string& line : TaskTable(ReportOfEvent(*event))) out << line << "\n";
-        out << "job " << event->job_id << " " << event->state
-            << (event->message.empty() ? "" : ": " + event->message) << std::endl;
-      }
-      return *event;
-    }
+    if (now >= deadline) return std::nullopt;
+  }
+}
+
+JobEventPrinter::JobEventPrinter(bool json, bool tty, std::ostream& out)
+    : json_(json), out_(out), printer_(1, tty, out) {}
+
+void JobEventPrinter::operator()(const schemas::JobEventMsg& event) {
+  bool final = IsFinalState(event.state);
+  if (json_) {
+    std::string line = JobJson(event);
+    if (line != last_json_ || final) out_ << line << std::endl;
+    last_json_ = line;
+    return;
+  }
+  printer_(ReportOfEvent(event));
+  if (final) {
+    for (const std::string& line : TaskTable(ReportOfEvent(event))) out_ << line << "\n";
+    out_ << "job " << event.job_id << " " << event.state
+         << (event.message.empty() ? "" : ": " + event.message) << std::endl;
+  }
+}
+
+schemas::JobEventMsg WatchJob(const std::string& address, uint64_t job_id,
+                              const WatchOptions& options) {
+  JobWatch watch(address, job_id, options.keepalive_s);
+  JobEventPrinter print(options.json, options.tty.value_or(isatty(1) != 0),
+                        options.out != nullptr ? *options.out : std::cout);
+  while (true) {
+    std::optional<schemas::JobEventMsg> event = watch.Next(1);
+    if (!event) continue;
+    print(*event);
+    if (IsFinalState(event->state)) return *event;
   }
 }
 

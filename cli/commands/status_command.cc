@@ -31,27 +31,21 @@ Command RegisterStatusCommand(CLI::App& parent) {
             std::string address =
                 options->coordinator.empty() ? DefaultCoordinator() : options->coordinator;
             if (options->job > 0) {
-              schemas::Message reply =
-                  Request(address, schemas::QueryMsg{schemas::QueryMsg::Kind::kJobStatus,
-                                                     static_cast<uint64_t>(options->job)});
-              const auto* job = std::get_if<schemas::JobEventMsg>(&reply);
-              KILN_CHECK(job != nullptr, ErrorKind::kIO,
-                         address + ": answered a status query with " + schemas::MessageName(reply));
-              std::cout << (options->json ? JobJson(*job) + "\n" : JobTable(*job));
+              auto job = RequestReply<schemas::JobEventMsg>(
+                  address,
+                  schemas::QueryMsg{schemas::QueryMsg::Kind::kJobStatus,
+                                    static_cast<uint64_t>(options->job)},
+                  "a status query");
+              std::cout << (options->json ? JobJson(job) + "\n" : JobTable(job));
               return 0;
             }
-            schemas::Message reply =
-                Request(address, schemas::QueryMsg{schemas::QueryMsg::Kind::kListJobs, 0});
-            const auto* list = std::get_if<schemas::JobListMsg>(&reply);
-            KILN_CHECK(list != nullptr, ErrorKind::kIO,
-                       address + ": answered a job list query with " + schemas::MessageName(reply));
+            auto list = RequestReply<schemas::JobListMsg>(
+                address, schemas::QueryMsg{schemas::QueryMsg::Kind::kListJobs, 0},
+                "a job list query");
             if (options->json) {
-              nlohmann::json jobs = nlohmann::json::array();
-              for (const auto& job : list->jobs)
-                jobs.push_back(nlohmann::json::parse(JobJson(job)));
-              std::cout << nlohmann::json{{"jobs", jobs}}.dump() << "\n";
+              std::cout << JobListJson(list) << "\n";
             } else {
-              for (const auto& job : list->jobs) {
+              for (const auto& job : list.jobs) {
                 std::cout << job.job_id << "\t" << job.state << "\t" << job.trials_done << "/"
                           << job.trials_total << "\t" << job.model << "\t" << job.target << "\n";
               }

@@ -127,16 +127,13 @@ Command RegisterSubmitCommand(CLI::App& parent) {
             ir::model::BucketSpec buckets = options->buckets.Parse();
             if (!buckets.empty()) sent["buckets"] = ir::model::BucketSpecToJson(buckets);
             submit.options = sent.dump();
-            schemas::Message reply = Request(address, submit, 60);
-            const auto* submitted = std::get_if<schemas::SubmittedMsg>(&reply);
-            KILN_CHECK(submitted != nullptr, ErrorKind::kIO,
-                       address + ": answered a submit with " + schemas::MessageName(reply));
-            nlohmann::json out = {{"job", submitted->job_id}};
-            if (!options->json) std::cout << "job " << submitted->job_id << std::endl;
+            auto submitted = RequestReply<schemas::SubmittedMsg>(address, submit, "a submit", 60);
+            nlohmann::json out = {{"job", submitted.job_id}};
+            if (!options->json) std::cout << "job " << submitted.job_id << std::endl;
             int code = 0;
             if (options->wait) {
               schemas::JobEventMsg last =
-                  WatchJob(address, submitted->job_id, {.tty = isatty(2) != 0, .out = &std::cerr});
+                  WatchJob(address, submitted.job_id, {.tty = isatty(2) != 0, .out = &std::cerr});
               out["state"] = last.state;
               code = last.state == "done" ? 0 : 1;
             }

@@ -28,30 +28,18 @@ Command RegisterWorkersCommand(CLI::App& parent) {
   return {app, [options]() {
             std::string address =
                 options->coordinator.empty() ? DefaultCoordinator() : options->coordinator;
-            schemas::Message reply =
-                Request(address, schemas::QueryMsg{schemas::QueryMsg::Kind::kListWorkers, 0});
-            const auto* list = std::get_if<schemas::WorkerListMsg>(&reply);
-            KILN_CHECK(list != nullptr, ErrorKind::kIO,
-                       address + ": answered a workers query with " + schemas::MessageName(reply));
+            auto list = RequestReply<schemas::WorkerListMsg>(
+                address, schemas::QueryMsg{schemas::QueryMsg::Kind::kListWorkers, 0},
+                "a workers query");
             if (options->json) {
-              nlohmann::json workers = nlohmann::json::array();
-              for (const auto& w : list->workers) {
-                workers.push_back({{"id", w.worker_id},
-                                   {"device", w.device_key},
-                                   {"target", w.target},
-                                   {"state", w.state},
-                                   {"in_flight", w.in_flight},
-                                   {"last_seen_s", w.last_seen_s},
-                                   {"hardware", w.hardware}});
-              }
-              std::cout << nlohmann::json{{"workers", workers}}.dump() << "\n";
+              std::cout << WorkerListJson(list) << "\n";
               return 0;
             }
             std::cout << std::left << std::setw(28) << "worker" << std::setw(20) << "device"
                       << std::setw(8) << "target" << std::setw(7) << "state" << std::setw(10)
                       << "in_flight"
                       << "hardware\n";
-            for (const auto& w : list->workers) {
+            for (const auto& w : list.workers) {
               std::cout << std::left << std::setw(28) << w.worker_id << std::setw(20)
                         << w.device_key << std::setw(8) << w.target << std::setw(7) << w.state
                         << std::setw(10) << w.in_flight << w.hardware << "\n";
