@@ -170,6 +170,30 @@ void WriteFile(const fs::path& path, const std::string& text) {
   KILN_CHECK(!ec, ErrorKind::kIO, path.string() + ": cannot be replaced: " + ec.message());
 }
 
+// A trace as TVM replays it: a postprocessed trace of Kiln's up to and including its
+// EnterPostproc, since TVM's primitives refuse some of Kiln's postprocessing (reductions are
+// decomposed before vectorizing) and TVM's JSONDatabase refuses a whole file when one record
+// does not replay. TVM's postprocessors complete it when TVM replays it in its search; a trace
+// without the mark is written whole.
+json TvmReplayableTrace(const json& trace) {
+  if (!trace.is_array() || trace.size() != 2 || !trace[0].is_array()) return trace;
+  const json& insts = trace[0];
+  for (size_t i = 0; i < insts.size(); ++i) {
+    if (!insts[i].is_array() || insts[i].empty() || insts[i][0] != search::kEnterPostproc) continue;
+    json kept = json::array();
+    for (size_t k = 0; k <= i; ++k) kept.push_back(insts[k]);
+    json decisions = json::array();
+    for (const json& d : trace[1]) {
+      if (d.is_array() && !d.empty() && d[0].is_number_integer() &&
+          d[0].get<int64_t>() < static_cast<int64_t>(i)) {
+        decisions.push_back(d);
+      }
+    }
+    return json::array({kept, decisions});
+  }
+  return trace;
+}
+
 }  // namespace
 
 std::string DecodeTvmWorkloadField(std::string_view field, std::string_view where) {
@@ -385,6 +409,7 @@ TvmExportReport ExportTvmJsonDatabase(Database& db, const fs::path& dir,
         bool imported = it->worker == kTvmImportWorker;
         if (options.only_imported && !imported) continue;
         json trace = json::parse(it->trace_json, nullptr, false);
+        if (!imported && !trace.is_discarded()) trace = TvmReplayableTrace(trace);
         if (trace.is_discarded()) {
           report.skipped.push_back(
               {"tuning database", 0,

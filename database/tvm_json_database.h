@@ -70,7 +70,9 @@ struct TvmExportOptions {
   // Only the records imported from TVM. TVM's JSONDatabase replays every record when it loads
   // and refuses the whole file when one does not replay; Kiln orders its postprocessing
   // differently (reductions are decomposed before parallel / vectorize), which TVM's primitives
-  // refuse, so a file with Kiln's own records may not load in TVM.
+  // refuse. So Kiln's own records are written as their design-space part, through their
+  // EnterPostproc (TVM's search completes them with its own postprocessors); a record stored
+  // before Kiln wrote the mark is written whole and may still keep the file from loading.
   bool only_imported = false;
 };
 

@@ -58,6 +58,9 @@ struct InstArg {
   ExprRV expr() const { return {value}; }
 };
 
+// The kind that marks where a postprocessed trace's postprocessors begin (TVM's name).
+inline constexpr std::string_view kEnterPostproc = "EnterPostproc";
+
 struct Instruction {
   std::string kind;
   std::vector<InstArg> inputs;

@@ -90,6 +90,8 @@ ExprRV Schedule::NewExprRV(int64_t value) {
   return rv;
 }
 
+void Schedule::EnterPostproc() { Record(std::string(kEnterPostproc), {}, json::array(), {}); }
+
 void Schedule::Record(std::string kind, std::vector<InstArg> inputs, json attrs,
                       std::vector<InstArg> outputs, std::optional<json> decision) {
   trace_.Append(

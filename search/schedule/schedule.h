@@ -52,6 +52,10 @@ class Schedule {
   const Trace& trace() const { return trace_; }
   RandomEngine& rng() { return rng_; }
 
+  // Marks the end of the design space in the trace: what follows is the postprocessors'
+  // (TVM's EnterPostproc; it changes nothing in the function).
+  void EnterPostproc();
+
   // ---- Resolving random variables (kiln::Error(kSchedule) when one no longer exists) ----
   const ir::BlockNode* Get(BlockRV rv) const;
   const ir::BlockRealizeNode* GetRealize(BlockRV rv) const;

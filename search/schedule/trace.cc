@@ -193,6 +193,13 @@ Trace Trace::Prefix(size_t n) const {
   return copy;
 }
 
+std::optional<size_t> Trace::PostprocStart() const {
+  for (size_t i = 0; i < instructions_.size(); ++i) {
+    if (instructions_[i].kind == kEnterPostproc) return i;
+  }
+  return std::nullopt;
+}
+
 json Trace::ToJSON() const {
   std::unordered_map<int64_t, std::string> names;
   int64_t counter = 0;

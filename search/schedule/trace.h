@@ -35,6 +35,10 @@ class Trace {
   Trace WithDecision(size_t index, nlohmann::json decision) const;
   // The first `n` instructions (and their decisions).
   Trace Prefix(size_t n) const;
+  // Where the postprocessors' instructions begin: the index of EnterPostproc, which a
+  // postprocessed trace carries as TVM's do; none for a trace without it (a design space's
+  // sketch, or a record stored before the mark was written).
+  std::optional<size_t> PostprocStart() const;
 
   nlohmann::json ToJSON() const;
   // Validates the shape of every instruction (kind known, inputs defined before use and of

@@ -24,13 +24,16 @@ std::optional<Candidate> ApplyTrace(const ir::PrimFunc& workload, const Trace& t
   SampleStats& s = stats ? *stats : local;
   ++s.tried;
   Schedule sch(workload, seed);
+  // A postprocessed trace gives its design-space part; the postprocessors run again.
+  std::optional<size_t> postproc = trace.PostprocStart();
   try {
-    trace.ApplyTo(sch);
+    (postproc ? trace.Prefix(*postproc) : trace).ApplyTo(sch);
   } catch (const Error&) {
     ++s.failures["replay"];
     return std::nullopt;
   }
   Trace replayed = sch.trace();
+  sch.EnterPostproc();
   for (const auto& postproc : postprocs) {
     bool ok = false;
     try {

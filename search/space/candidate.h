@@ -29,8 +29,9 @@ struct Candidate {
   // The program with its decisions, before postprocessing: what mutators change and what
   // ApplyTrace replays.
   Trace trace;
-  // The trace after postprocessing (the postprocessors' own calls appended): replayed alone
-  // on the workload it gives `scheduled`, so it is the record to store and to show.
+  // The trace after postprocessing (EnterPostproc, then the postprocessors' own calls, as TVM
+  // writes them): replayed alone on the workload it gives `scheduled`, so it is the record to
+  // store and to show; TVM replays its part before EnterPostproc with its own postprocessors.
   Trace postprocessed;
   ir::PrimFunc scheduled;
 };
@@ -40,7 +41,8 @@ Trace WithoutDecisions(const Trace& trace);
 
 // Replays `trace` (decisions kept; sampling instructions without one draw from `seed`) on
 // `workload` and applies `postprocs` (initialized) in order; nullopt when the replay or a
-// postprocessor fails, counted in `stats` (which may be null).
+// postprocessor fails, counted in `stats` (which may be null). Of a postprocessed trace only
+// the part before EnterPostproc is replayed.
 std::optional<Candidate> ApplyTrace(const ir::PrimFunc& workload, const Trace& trace,
                                     const std::vector<std::unique_ptr<Postproc>>& postprocs,
                                     uint64_t seed, SampleStats* stats);

@@ -63,12 +63,21 @@ std::optional<SearchCandidate> EvolutionarySearch::ReplaySeed(const Trace& trace
     return Replay(trace, 1);  // not a record of this workload: maybe a pre-postproc trace
   }
   uint64_t hash = ir::StructuralHash(recorded);
+  SampleStats ignored;
+  // A record that marks its postprocessing: its design-space part is the prefix.
+  if (trace.PostprocStart()) {
+    auto candidate = ApplyTrace(context_.workload, trace, space_.postprocs, 1, &ignored);
+    if (candidate && ir::StructuralHash(candidate->scheduled) == hash) {
+      return MakeSearchCandidate(std::move(*candidate));
+    }
+  }
+  // Otherwise (records written before the mark, or postprocessed elsewhere) the prefix is
+  // searched for.
   size_t first = 0;
   for (size_t i = 0; i < trace.size(); ++i) {
     const InstructionKind* kind = LookupInstructionKind(trace.instructions()[i].kind);
     if (kind != nullptr && kind->is_sampling) first = i + 1;
   }
-  SampleStats ignored;
   for (size_t n = std::max<size_t>(first, 1); n <= trace.size(); ++n) {
     auto candidate = ApplyTrace(context_.workload, trace.Prefix(n), space_.postprocs, 1, &ignored);
     if (candidate && ir::StructuralHash(candidate->scheduled) == hash) {

@@ -82,9 +82,9 @@ class EvolutionarySearch : public SearchStrategy {
   std::optional<SearchCandidate> Replay(const Trace& trace, uint64_t seed);
   // A measured trace as a candidate. A stored record is the postprocessed trace, which
   // replays alone to its scheduled function; its mutable part is the prefix before the
-  // postprocessors' calls, found as the shortest prefix holding every sampling instruction
-  // whose postprocessing gives the same function. A trace without postprocessing (as TVM
-  // writes before EnterPostproc) replays as it is.
+  // postprocessors' calls: the part before EnterPostproc, or (a record without the mark) the
+  // shortest prefix holding every sampling instruction whose postprocessing gives the same
+  // function. A trace without postprocessing replays as it is.
   std::optional<SearchCandidate> ReplaySeed(const Trace& trace);
 
   TuneContext context_;

@@ -18,9 +18,10 @@ A database another TVM wrote (--source tests/data/tvm_db/graphs/tvm-0.25.0.post1
 which this TVM may not load itself, is checked for loading and replaying only: its hashes are
 the other TVM's. With --db, a database Kiln filled is exported too: its workloads must load in TVM equal to
 TVM's parse of the TVMScript Kiln stored for them (a failure otherwise); each record's trace is
-replayed in TVM and the file loaded with JSONDatabase, and the outcome is reported (TVM refuses
-traces whose postprocessing Kiln orders differently, and JSONDatabase then the whole file: said,
-not counted as a failure of the export). Prints one line per check and a JSON summary last; exits non-zero on a failure.
+replayed in TVM and the file loaded with JSONDatabase, and the outcome is reported (Kiln's
+records are exported up to their EnterPostproc, which TVM replays; records stored before Kiln
+wrote the mark are whole, TVM may refuse their postprocessing and JSONDatabase then the whole
+file: said, not counted as a failure of the export). Prints one line per check and a JSON summary last; exits non-zero on a failure.
 """
 
 import argparse

@@ -233,6 +233,42 @@ TEST(TvmJsonDatabase, KilnsOwnRecordsAreCountedAndCanBeLeftOut) {
             static_cast<size_t>(in.records_added));
 }
 
+TEST(TvmJsonDatabase, KilnsRecordsAreWrittenThroughTheirEnterPostproc) {
+  ScratchDir dir;
+  SqliteDatabase db(dir.Sub("tuning.db"));
+  ImportTvmJsonDatabase(TvmDb(), db, {.device = kDevice});
+  TuningRecord own = AllRecords(db).front();
+  json imported_trace = json::parse(own.trace_json);
+  // A record of Kiln's: a design-space part, the mark, then postprocessing TVM may refuse.
+  json insts = json::array(
+      {json::array({"GetSBlock", json::array(), json::array({"C", "main"}), json::array({"b0"})}),
+       json::array({"GetLoops", json::array({"b0"}), json::array(), json::array({"l1", "l2"})}),
+       json::array({"SamplePerfectTile", json::array({"l1"}), json::array({2, 64}),
+                    json::array({"v3", "v4"})}),
+       json::array({"EnterPostproc", json::array(), json::array(), json::array()}),
+       json::array({"Vectorize", json::array({"l2"}), json::array(), json::array()})});
+  json decisions = json::array({json::array({2, json::array({4, 8})})});
+  own.id = 0;
+  own.worker = "worker-1";
+  own.trace_json = json::array({insts, decisions}).dump();
+  std::vector<TuningRecord> batch = {own};
+  ASSERT_EQ(db.CommitRecords(batch), 1);
+
+  ExportTvmJsonDatabase(db, dir.path() / "out", {});
+  bool found_own = false, found_imported = false;
+  for (const std::string& line : Lines(dir.path() / "out" / kTvmRecordFile)) {
+    json trace = json::parse(line)[1][0];
+    if (trace == imported_trace) found_imported = true;  // TVM's own: written as it came
+    if (trace[0].size() == 4 && trace[0][0][2][0] == "C") {
+      found_own = true;  // cut after the mark; the decisions before it kept
+      EXPECT_EQ(trace[0][3][0], "EnterPostproc");
+      EXPECT_EQ(trace[1], decisions);
+    }
+  }
+  EXPECT_TRUE(found_own);
+  EXPECT_TRUE(found_imported);
+}
+
 const TvmSkippedLine* SkipAt(const TvmImportReport& report, const std::string& file, int64_t line) {
   for (const TvmSkippedLine& s : report.skipped) {
     if (s.line == line && fs::path(s.file).filename() == file) return &s;

@@ -73,6 +73,29 @@ TEST(CandidateTest, SampledCandidatesHaveFreshDecisionsAndAReplayableRecord) {
   EXPECT_GT(distinct.size(), fx.sketches.size());
 }
 
+TEST(CandidateTest, ThePostprocessedTraceMarksWherePostprocessingBegins) {
+  Fixture fx;
+  RandomEngine rng(7);
+  std::optional<Candidate> c =
+      SampleCandidate(fx.f, fx.sketches.at(0).trace(), fx.space.postprocs, rng, nullptr);
+  ASSERT_TRUE(c.has_value());
+  // EnterPostproc follows the design space's instructions exactly, as in TVM's records.
+  std::optional<size_t> mark = c->postprocessed.PostprocStart();
+  ASSERT_TRUE(mark.has_value());
+  EXPECT_EQ(*mark, c->trace.size());
+  EXPECT_FALSE(c->trace.PostprocStart().has_value());
+  EXPECT_EQ(c->postprocessed.Prefix(*mark).ToJSON(), c->trace.ToJSON());
+  EXPECT_GT(c->postprocessed.size(), *mark + 1) << "the postprocessors recorded nothing";
+  // Given the record, ApplyTrace replays its design-space part and postprocesses it anew:
+  // the same candidate, not the postprocessors applied twice.
+  std::optional<Candidate> again =
+      ApplyTrace(fx.f, c->postprocessed, fx.space.postprocs, 1, nullptr);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->trace.ToJSON(), c->trace.ToJSON());
+  EXPECT_EQ(again->postprocessed.ToJSON(), c->postprocessed.ToJSON());
+  EXPECT_EQ(ir::PrintPrimFunc(again->scheduled), ir::PrintPrimFunc(c->scheduled));
+}
+
 TEST(CandidateTest, AReplayFailureIsCountedNotThrown) {
   Fixture fx;
   RandomEngine rng(1);
