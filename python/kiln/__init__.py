@@ -35,16 +35,23 @@ from ._kiln import (
     load,
 )
 
+from . import _arguments as _args
+from . import _progress
+from . import tvm_interop
+from .client import Client, Job
+
 __version__ = _kiln.__version__
 
 __all__ = [
     "Artifact",
+    "Client",
     "Database",
     "Error",
     "ExecutionError",
     "IOError",
     "InternalError",
     "InvalidIRError",
+    "Job",
     "Module",
     "ParseError",
     "PrimFunc",
@@ -59,6 +66,7 @@ __all__ = [
     "load_onnx",
     "parse",
     "tune",
+    "tvm_interop",
 ]
 
 
@@ -74,56 +82,6 @@ def _use_installed_sandbox():
 _use_installed_sandbox()
 
 
-def _check_dims(dims, what="dims"):
-    if dims is None:
-        return None
-    if not isinstance(dims, dict):
-        raise ParseError(f"{what}: expected a dict of dim name to value, got {type(dims).__name__}")
-    for name, value in dims.items():
-        if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ParseError(f"{what}: {name!r}={value!r}: expected NAME=VALUE with VALUE > 0")
-    return dict(dims)
-
-
-def _check_buckets(buckets):
-    if buckets is None:
-        return None
-    if not isinstance(buckets, dict):
-        raise ParseError("buckets: expected a dict of dim name to a list of values")
-    out = {}
-    for name, values in buckets.items():
-        values = [values] if isinstance(values, int) else list(values)
-        for value in values:
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ParseError(f"buckets: {name}={value!r}: expected positive integers")
-        out[name] = values
-    return out
-
-
-def _text_of(source, what):
-    if isinstance(source, str):
-        return source
-    if isinstance(source, bytes):
-        return source.decode("utf-8")
-    # TVM's IRModule and PrimFunc (and kiln.Module) print themselves as TVMScript.
-    script = getattr(source, "script", None)
-    if callable(script):
-        return script()
-    raise ParseError(f"{what}: expected TVMScript text or an object with .script(), "
-                     f"got {type(source).__name__}")
-
-
-def _module_of(mod, what):
-    if isinstance(mod, Module):
-        return mod
-    if isinstance(mod, (str, bytes)) or callable(getattr(mod, "script", None)):
-        return parse(mod)
-    if isinstance(mod, _os.PathLike):
-        return load_model(_os.fspath(mod))
-    raise ParseError(f"{what}: expected a kiln.Module (kiln.parse, kiln.load_onnx), TVMScript "
-                     f"text or a TVM IRModule, got {type(mod).__name__}")
-
-
 def parse(text, name="<string>", func=None):
     """Reads TVMScript into a kiln.Module: a Relax module (``@I.ir_module`` with an
     ``@R.function``) or TensorIR functions (``@T.prim_func``), in the dialect of TVM 0.24 and
@@ -131,7 +89,7 @@ def parse(text, name="<string>", func=None):
     ``IRModule`` or ``PrimFunc``. ``name`` names the text in error messages; ``func`` picks the
     Relax function that is the model when the module has several public ones.
     Raises kiln.ParseError naming the line and column."""
-    return _kiln._parse(_text_of(text, "text"), name, func or "")
+    return _kiln._parse(_args.text_of(text, "text"), name, func or "")
 
 
 def load_onnx(path, func=None):
@@ -157,32 +115,39 @@ def extract_tasks(mod, dims=None):
     call sites, flops, hash, params, func). ``dims`` binds symbolic dims of an ONNX model
     ({"batch": 1}); without it FLOP counts of symbolic models are text ("batch * 16640").
     For TensorIR kernels each distinct function is a task."""
-    return _kiln._extract_tasks(_module_of(mod, "module"), _check_dims(dims))
+    return _kiln._extract_tasks(_args.module_of(mod, "module"), _args.check_dims(dims))
 
 
-def tune(mod, target="llvm", *, trials, database=None, dims=None, default_dim=128,
-         trials_per_task=0, trials_per_round=0, strategy="evolutionary", cost_model="xgb",
-         task_scheduler="gradient", population=512, seed=1, min_repeat_ms=100, threads=0,
-         build_jobs=0, cache_dir=None, progress=False):
+def tune(mod, target="llvm", *, trials, database=None, dims=None, buckets=None,
+         default_dim=128, trials_per_task=0, trials_per_round=0, strategy="evolutionary",
+         cost_model="xgb", task_scheduler="gradient", population=512, seed=1, min_repeat_ms=100,
+         threads=0, build_jobs=0, cache_dir=None, progress=False):
     """Tunes a model's tasks (or TensorIR kernels) on this machine, as `tune run` does: the
     embedded coordinator and a worker in this process, every candidate built, checked against
     the reference interpreter and timed in a sandbox, every measurement stored in ``database``
     (a kiln.Database, a path, or None for the default one). A second run starts from the
     stored best records.
 
-    ``dims`` binds symbolic dims ({"batch": 1}); the others take ``default_dim``. ``trials`` is
-    the budget over all tasks. ``progress=True`` draws the task table on stderr; a function is
-    called with each report (the dict returned at the end). The GIL is released while tuning;
-    Ctrl-C cancels the job, keeps what was measured, and raises KeyboardInterrupt.
+    ``dims`` binds symbolic dims ({"batch": 1}); ``buckets`` ({"seq": [16, 32]}) tunes one
+    specialisation per value, as `tune run --bucket`; the other dims take ``default_dim``.
+    ``trials`` is the budget over all tasks. ``progress=True`` draws the live task table: on
+    stderr in a terminal, as a table that updates itself in Jupyter; a function is called
+    with each report (the dict returned at the end) instead. The GIL is released while
+    tuning; Ctrl-C cancels the job, keeps what was measured, and raises KeyboardInterrupt.
 
     Returns the dict `tune run --json` prints: tasks (name, workload_hash, flop, weight, trials,
     best_latency_s, best_gflops, untuned_latency_s, best_trace, errors, failure, ...),
     total_trials, wall_s, job and db. Raises kiln.ParseError for a bad option (naming it),
     kiln.ExecutionError when the job fails."""
-    return _kiln._tune(
-        _module_of(mod, "module"), target, trials, database, _check_dims(dims), default_dim,
-        trials_per_task, trials_per_round, strategy, cost_model, task_scheduler, population,
-        seed, min_repeat_ms, threads, build_jobs, cache_dir or "", progress)
+    table = _progress.NotebookTable() if progress is True and _progress.in_notebook() else None
+    result = _kiln._tune(
+        _args.module_of(mod, "module"), target, trials, database, _args.check_dims(dims),
+        _args.check_buckets(buckets), default_dim, trials_per_task, trials_per_round, strategy,
+        cost_model, task_scheduler, population, seed, min_repeat_ms, threads, build_jobs,
+        cache_dir or "", table.update if table is not None else progress)
+    if table is not None:
+        table.update(result)
+    return result
 
 
 def compile(mod, target="llvm", *, database=None, dims=None, buckets=None, default_dim=128,
@@ -201,6 +166,7 @@ def compile(mod, target="llvm", *, database=None, dims=None, buckets=None, defau
     while compiling."""
     out = None if output is None else _os.fspath(output)
     return _kiln._compile(
-        _module_of(mod, "module"), target, database, _check_dims(dims), _check_buckets(buckets),
+        _args.module_of(mod, "module"), target, database, _args.check_dims(dims),
+        _args.check_buckets(buckets),
         default_dim, symbolic, library, library_function, device_key, cache_dir or "",
         build_jobs, threads, untuned_check, out)

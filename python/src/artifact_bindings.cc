@@ -255,15 +255,7 @@ std::vector<compiler::CompileVariant> Variants(const Model& model, const Compile
                                                std::string& note) {
   std::map<std::string, int64_t> dims = a.dims.value_or(std::map<std::string, int64_t>{});
   ir::model::BucketSpec buckets;
-  if (a.buckets) {
-    std::vector<std::string> flags;
-    for (const auto& [dim, values] : *a.buckets) {
-      std::string flag = dim + "=";
-      for (size_t i = 0; i < values.size(); ++i) flag += (i ? "," : "") + std::to_string(values[i]);
-      flags.push_back(flag);
-    }
-    buckets = ir::model::ParseBucketFlags(flags, {}, {});
-  }
+  if (a.buckets) buckets = BucketSpecOf(*a.buckets);
   ir::model::ModelTaskOptions options;
   options.dims = dims;
   options.default_dim = a.default_dim;

@@ -10,5 +10,6 @@ void BindModels(nanobind::module_& m);     // model_bindings.cc: Module, PrimFun
 void BindDatabase(nanobind::module_& m);   // database_bindings.cc: Database
 void BindTune(nanobind::module_& m);       // tune_bindings.cc: tune
 void BindArtifacts(nanobind::module_& m);  // artifact_bindings.cc: compile, load, Artifact
+void BindClient(nanobind::module_& m);     // client_bindings.cc: a coordinator's jobs
 
 }  // namespace kiln::python

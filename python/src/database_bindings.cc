@@ -10,6 +10,7 @@
 #include "database/tvm_json_database.h"
 #include "python/src/bindings.h"
 #include "python/src/database.h"
+#include "python/src/json_value.h"
 #include "support/error.h"
 
 namespace nb = nanobind;
@@ -45,7 +46,7 @@ nb::dict RecordDict(const database::TuningRecord& r) {
   out["job"] = r.job_id;
   out["created_unix"] = r.created_unix;
   try {
-    out["trace"] = nb::module_::import_("json").attr("loads")(r.trace_json);
+    out["trace"] = JsonToPython(r.trace_json);
   } catch (const nb::python_error&) {
     out["trace"] = r.trace_json;
   }

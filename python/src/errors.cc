@@ -1,6 +1,8 @@
 // The exception types, created once at import, and the translator from kiln::Error.
 #include "python/src/errors.h"
 
+#include <nanobind/stl/string.h>
+
 #include <array>
 #include <exception>
 #include <string>
@@ -42,7 +44,7 @@ void RegisterErrors(nb::module_& m) {
       "(it names the input and the place); e.kind names the kind (\"parse error\", ...).",
       PyExc_Exception, nullptr);
   m.attr("Error") = nb::handle(g_base);
-  const ErrorType types[] = {
+  static const ErrorType types[] = {
       {ErrorKind::kParse, "ParseError", PyExc_ValueError,
        "Malformed text, file or argument: the message names the file, line and column or the "
        "argument."},
@@ -70,6 +72,14 @@ void RegisterErrors(nb::module_& m) {
     g_types[IndexOf(t.kind)] = type;
     m.attr(t.name) = nb::handle(type);
   }
+  // Raises the exception of a kind by the exception's name, for the tests of the translation
+  // (every kind crosses as its class, with its message and kind).
+  m.def("_raise_error", [](const std::string& name, const std::string& message) {
+    for (const ErrorType& t : types) {
+      if (name == t.name) throw Error(t.kind, message);
+    }
+    throw Error(ErrorKind::kParse, "name: no error type " + name);
+  });
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

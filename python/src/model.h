@@ -12,6 +12,7 @@
 
 #include "ir/function.h"
 #include "ir/model/model_file.h"
+#include "ir/model/shape_buckets.h"
 
 namespace kiln::python {
 
@@ -28,6 +29,10 @@ struct Model {
   // kiln::Error(kUnsupported) naming `what` when this is a TensorIR text, not a model.
   void RequireModel(const std::string& what) const;
 };
+
+// The shape buckets of `{dim: [values]}` (kiln.compile's and kiln.Client.submit's buckets=),
+// checked as the --bucket flags are (ir/model/shape_buckets.h).
+ir::model::BucketSpec BucketSpecOf(const std::map<std::string, std::vector<int64_t>>& buckets);
 
 // A model read from text: a Relax module when it defines an @R.function, else TensorIR
 // PrimFuncs (kiln::Error(kParse) naming `name`, the line and the column).

@@ -147,6 +147,16 @@ std::string ModuleScript(const Model& model, const std::string& dialect, bool sh
 
 }  // namespace
 
+ir::model::BucketSpec BucketSpecOf(const std::map<std::string, std::vector<int64_t>>& buckets) {
+  std::vector<std::string> flags;
+  for (const auto& [dim, values] : buckets) {
+    std::string flag = dim + "=";
+    for (size_t i = 0; i < values.size(); ++i) flag += (i ? "," : "") + std::to_string(values[i]);
+    flags.push_back(flag);
+  }
+  return ir::model::ParseBucketFlags(flags, {}, {});
+}
+
 Model ParseModel(const std::string& text, const std::string& name, const std::string& func) {
   Model model;
   model.name = name;

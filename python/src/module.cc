@@ -16,4 +16,5 @@ NB_MODULE(_kiln, m) {
   kiln::python::BindDatabase(m);
   kiln::python::BindTune(m);
   kiln::python::BindArtifacts(m);
+  kiln::python::BindClient(m);
 }

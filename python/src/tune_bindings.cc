@@ -9,6 +9,7 @@
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -30,6 +31,7 @@
 #include "python/src/bindings.h"
 #include "python/src/database.h"
 #include "python/src/errors.h"
+#include "python/src/json_value.h"
 #include "python/src/model.h"
 #include "runtime/measurer.h"
 #include "support/error.h"
@@ -45,6 +47,7 @@ struct TuneArgs {
   std::string target = "llvm";
   int64_t trials = 0;
   std::optional<std::map<std::string, int64_t>> dims;
+  std::optional<std::map<std::string, std::vector<int64_t>>> buckets;
   int64_t default_dim = 128;
   int64_t trials_per_task = 0;
   int trials_per_round = 0;
@@ -84,10 +87,6 @@ std::vector<coordinator::JobSpec::Task> KernelTasks(const Model& model) {
     tasks.push_back({f->name, f, 1});
   }
   return tasks;
-}
-
-nb::object ToPython(const json& value) {
-  return nb::module_::import_("json").attr("loads")(value.dump());
 }
 
 std::string DatabasePathOf(nb::handle database) {
@@ -130,10 +129,15 @@ nb::object Tune(const Model& model, const TuneArgs& a, nb::handle database, nb::
                   {"num_threads", a.threads}};
   if (model.is_model()) {
     if (a.dims && !a.dims->empty()) options["dims"] = *a.dims;
+    if (a.buckets && !a.buckets->empty()) {
+      options["buckets"] = ir::model::BucketSpecToJson(BucketSpecOf(*a.buckets));
+    }
     options["default_dim"] = a.default_dim;
   } else {
     KILN_CHECK(!a.dims || a.dims->empty(), ErrorKind::kParse,
                "dims: " + model.name + " is TensorIR kernels, which must have static shapes");
+    KILN_CHECK(!a.buckets || a.buckets->empty(), ErrorKind::kParse,
+               "buckets: " + model.name + " is TensorIR kernels, which must have static shapes");
   }
 
   cli::EmbeddedOptions embedded;
@@ -192,7 +196,7 @@ nb::object Tune(const Model& model, const TuneArgs& a, nb::handle database, nb::
       nb::gil_scoped_acquire acquire;
       if (callback_error) return;
       try {
-        progress(ToPython(cli::TuneReportJson(r)));
+        progress(JsonToPython(cli::TuneReportJson(r)));
       } catch (nb::python_error& e) {
         callback_error.emplace(std::move(e));  // the waiting thread cancels the job
       }
@@ -262,7 +266,7 @@ nb::object Tune(const Model& model, const TuneArgs& a, nb::handle database, nb::
   out["job"] = job_id;
   out["db"] = embedded.db_path;
   out["target"] = a.target;
-  return ToPython(out);
+  return JsonToPython(out);
 }
 
 }  // namespace
@@ -271,7 +275,8 @@ void BindTune(nb::module_& m) {
   m.def(
       "_tune",
       [](const Model& model, const std::string& target, int64_t trials, nb::handle database,
-         std::optional<std::map<std::string, int64_t>> dims, int64_t default_dim,
+         std::optional<std::map<std::string, int64_t>> dims,
+         std::optional<std::map<std::string, std::vector<int64_t>>> buckets, int64_t default_dim,
          int64_t trials_per_task, int trials_per_round, const std::string& strategy,
          const std::string& cost_model, const std::string& task_scheduler, int population,
          uint64_t seed, double min_repeat_ms, int threads, int build_jobs,
@@ -279,6 +284,7 @@ void BindTune(nb::module_& m) {
         TuneArgs a{.target = target,
                    .trials = trials,
                    .dims = std::move(dims),
+                   .buckets = std::move(buckets),
                    .default_dim = default_dim,
                    .trials_per_task = trials_per_task,
                    .trials_per_round = trials_per_round,
@@ -294,10 +300,11 @@ void BindTune(nb::module_& m) {
         return Tune(model, a, database, progress);
       },
       nb::arg("module"), nb::arg("target"), nb::arg("trials"), nb::arg("database").none(),
-      nb::arg("dims").none(), nb::arg("default_dim"), nb::arg("trials_per_task"),
-      nb::arg("trials_per_round"), nb::arg("strategy"), nb::arg("cost_model"),
-      nb::arg("task_scheduler"), nb::arg("population"), nb::arg("seed"), nb::arg("min_repeat_ms"),
-      nb::arg("threads"), nb::arg("build_jobs"), nb::arg("cache_dir"), nb::arg("progress").none());
+      nb::arg("dims").none(), nb::arg("buckets").none(), nb::arg("default_dim"),
+      nb::arg("trials_per_task"), nb::arg("trials_per_round"), nb::arg("strategy"),
+      nb::arg("cost_model"), nb::arg("task_scheduler"), nb::arg("population"), nb::arg("seed"),
+      nb::arg("min_repeat_ms"), nb::arg("threads"), nb::arg("build_jobs"), nb::arg("cache_dir"),
+      nb::arg("progress").none());
 }
 
 }  // namespace kiln::python

@@ -15,7 +15,10 @@ MLP = ROOT / "examples" / "models" / "mlp" / "model.onnx"
 GATED_MLP = ROOT / "examples" / "relax" / "gated_mlp.relax"
 MATMUL_TIR = ROOT / "examples" / "tir" / "matmul.tir"
 TVM_DB = ROOT / "tests" / "data" / "tvm_db"
-TUNE = ROOT / "build" / "cli" / "tune"
+BUILD = pathlib.Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build"))
+TUNE = BUILD / "cli" / "tune"
+COORDINATOR = BUILD / "coordinator" / "kiln-coordinator"
+WORKER = BUILD / "worker" / "kiln-worker"
 
 
 def read_pb(path):

@@ -97,6 +97,29 @@ def test_non_contiguous_inputs_are_gathered(mlp_untuned, mlp_input):
     np.testing.assert_array_equal(mlp_untuned(x=reversed_rows[::-1])[mlp_untuned.outputs[0]], expected)
 
 
+class DlpackOnly:
+    """A producer that offers its memory only through the DLPack protocol (no buffer
+    protocol, no __array__), as a framework's tensor does."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def test_any_dlpack_producer_is_an_input(mlp_untuned, mlp_input):
+    expected = mlp_untuned(x=mlp_input)[mlp_untuned.outputs[0]].copy()
+    got = mlp_untuned(x=DlpackOnly(mlp_input))[mlp_untuned.outputs[0]]
+    np.testing.assert_array_equal(got, expected)
+    # Outputs are DLPack producers too: another framework takes them without a copy.
+    again = np.from_dlpack(got)
+    assert again.ctypes.data == got.ctypes.data
+
+
 def test_wrong_dtype_is_a_shape_error_with_the_executors_message(mlp_untuned, mlp_input):
     with pytest.raises(kiln.ShapeError, match="^input x is float64, the model takes float32$"):
         mlp_untuned(x=mlp_input.astype(np.float64))

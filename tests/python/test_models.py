@@ -82,3 +82,28 @@ def test_load_model_by_extension():
 def test_relax_entry_function_can_be_chosen():
     with pytest.raises(kiln.InvalidIRError, match="no Relax function 'nope'"):
         kiln.parse(GATED_MLP.read_text(), func="nope")
+
+
+@pytest.mark.parametrize("name,builtin,kind", [
+    ("ParseError", ValueError, "parse error"),
+    ("ShapeError", ValueError, None),
+    ("InvalidIRError", ValueError, None),
+    ("ScheduleError", None, None),
+    ("ExecutionError", RuntimeError, None),
+    ("UnsupportedError", None, None),
+    ("IOError", OSError, None),
+    ("InternalError", None, None),
+])
+def test_every_error_kind_crosses_as_its_exception(name, builtin, kind):
+    cls = getattr(kiln, name)
+    with pytest.raises(cls) as caught:
+        kiln._kiln._raise_error(name, f"model.onnx:3: a {name} here")
+    e = caught.value
+    assert isinstance(e, kiln.Error) and type(e) is cls
+    assert str(e) == f"model.onnx:3: a {name} here"
+    assert isinstance(e.kind, str) and e.kind
+    if kind is not None:
+        assert e.kind == kind
+    if builtin is not None:
+        assert isinstance(e, builtin)
+    assert cls.__doc__, f"kiln.{name} has no docstring"
