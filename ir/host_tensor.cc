@@ -34,15 +34,31 @@ void Store(uint8_t* base, int64_t i, T v) {
 
 }  // namespace
 
-HostTensor::HostTensor(DataType dtype, std::vector<int64_t> shape)
-    : dtype_(dtype), shape_(std::move(shape)), numel_(1) {
+void HostTensor::SetShape(DataType dtype, std::vector<int64_t> shape) {
   KILN_CHECK(dtype.lanes() >= 1 && !dtype.is_handle(), ErrorKind::kType,
              "HostTensor: no tensor of dtype " + dtype.ToString());
+  dtype_ = dtype;
+  shape_ = std::move(shape);
+  numel_ = 1;
   for (int64_t d : shape_) {
     KILN_CHECK(d >= 0, ErrorKind::kInvalidIR,
                "HostTensor: negative dimension " + std::to_string(d));
     numel_ *= d;
   }
+}
+
+HostTensor HostTensor::Borrow(DataType dtype, std::vector<int64_t> shape,
+                              std::shared_ptr<uint8_t> data) {
+  HostTensor tensor;
+  tensor.SetShape(dtype, std::move(shape));
+  KILN_CHECK(reinterpret_cast<uintptr_t>(data.get()) % 64 == 0, ErrorKind::kType,
+             "HostTensor: borrowed memory for " + tensor.Describe() + " is not 64-byte aligned");
+  tensor.data_ = std::move(data);
+  return tensor;
+}
+
+HostTensor::HostTensor(DataType dtype, std::vector<int64_t> shape) {
+  SetShape(dtype, std::move(shape));
   size_t bytes = std::max<size_t>(nbytes(), 1);
   size_t rounded = (bytes + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, rounded);

@@ -18,6 +18,12 @@ class HostTensor {
   HostTensor() = default;
   // Zero-filled.
   HostTensor(DataType dtype, std::vector<int64_t> shape);
+  // A tensor over memory it does not allocate (a caller's array, read in place): `data` is
+  // 64-byte aligned and holds the tensor's bytes; its deleter runs when the last copy of the
+  // tensor goes, which is how the caller's array is kept alive. kiln::Error(kType) when `data`
+  // is not 64-byte aligned.
+  static HostTensor Borrow(DataType dtype, std::vector<int64_t> shape,
+                           std::shared_ptr<uint8_t> data);
 
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -45,6 +51,9 @@ class HostTensor {
   std::string Describe() const;
 
  private:
+  // Checks the dtype and the dims and counts the elements.
+  void SetShape(DataType dtype, std::vector<int64_t> shape);
+
   DataType dtype_ = DataType::Float(32);
   std::vector<int64_t> shape_;
   int64_t numel_ = 0;
@@ -59,7 +68,7 @@ struct TensorComparison {
   double max_rel_error = 0;
   int64_t mismatches = 0;
   int64_t first_mismatch = -1;  // flat index
-  std::string message;         // empty when ok; otherwise says where and by how much
+  std::string message;          // empty when ok; otherwise says where and by how much
 };
 TensorComparison CompareTensors(const HostTensor& expected, const HostTensor& actual, double rtol,
                                 double atol);

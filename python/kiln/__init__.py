@@ -60,6 +60,7 @@ __all__ = [
     "Task",
     "UnsupportedError",
     "compile",
+    "empty",
     "extract_tasks",
     "load",
     "load_model",
@@ -80,6 +81,19 @@ def _use_installed_sandbox():
 
 
 _use_installed_sandbox()
+
+
+def empty(shape, dtype="float32"):
+    """An uninitialised numpy array at a 64-byte aligned address: a model's call reads such an
+    array in place, where any other is copied once (kiln.Artifact.copied_inputs says which)."""
+    import numpy as np
+
+    dtype = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + 64, np.uint8)
+    offset = -raw.ctypes.data % 64
+    return raw[offset:offset + nbytes].view(dtype).reshape(shape)
 
 
 def parse(text, name="<string>", func=None):

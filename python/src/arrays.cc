@@ -113,9 +113,21 @@ std::string DtypeName(nb::handle value, const InputArray& array) {
   return "an element type Kiln has no dtype for";
 }
 
-ir::HostTensor CopyToHostTensor(const InputArray& array, ir::DataType dtype) {
+ir::HostTensor InputTensor(const InputArray& array, ir::DataType dtype, bool* copied) {
   std::vector<int64_t> shape(array.ndim());
   for (size_t d = 0; d < array.ndim(); ++d) shape[d] = static_cast<int64_t>(array.shape(d));
+  auto* data = static_cast<uint8_t*>(const_cast<void*>(array.data()));
+  if (array.size() > 0 && IsRowMajor(array) && reinterpret_cast<uintptr_t>(data) % 64 == 0) {
+    // Kernels only read their inputs. The array (a reference to its producer) lives in the
+    // deleter, which may run on a thread without the GIL.
+    auto* keep = new InputArray(array);
+    return ir::HostTensor::Borrow(dtype, std::move(shape),
+                                  std::shared_ptr<uint8_t>(data, [keep](uint8_t*) {
+                                    nb::gil_scoped_acquire acquire;
+                                    delete keep;
+                                  }));
+  }
+  *copied = true;
   ir::HostTensor tensor(dtype, shape);
   if (tensor.nbytes() == 0) return tensor;
   const auto* src = static_cast<const uint8_t*>(array.data());

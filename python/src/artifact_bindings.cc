@@ -46,8 +46,9 @@ struct PyArtifact {
   std::unique_ptr<runtime::model::Executor> executor;
   std::vector<runtime::model::InputInfo> inputs;
   std::vector<std::string> output_names;
-  nb::object report = nb::none();  // compile's report, when compile made it
-  std::mutex run;                  // Executor::Run is not reentrant
+  nb::object report = nb::none();          // compile's report, when compile made it
+  std::mutex run;                          // Executor::Run is not reentrant
+  std::vector<std::string> copied_inputs;  // of the last call: inputs not read in place
 
   ~PyArtifact() {
     executor.reset();
@@ -78,8 +79,10 @@ std::string InputNames(const PyArtifact& art) {
 }
 
 // The model's inputs from positional arguments, then keyword arguments by name; the keywords
-// in `skip` are the caller's own options unless the model has an input of that name.
+// in `skip` are the caller's own options unless the model has an input of that name. The
+// names of the inputs that could not be read in place go to `copied`.
 std::vector<ir::HostTensor> GatherInputs(const PyArtifact& art, nb::args args, nb::kwargs kwargs,
+                                         std::vector<std::string>& copied,
                                          const std::set<std::string>& skip = {}) {
   KILN_CHECK(args.size() <= art.inputs.size(), ErrorKind::kParse,
              std::to_string(args.size()) + " positional inputs: the model takes " +
@@ -112,7 +115,9 @@ std::vector<ir::HostTensor> GatherInputs(const PyArtifact& art, nb::args args, n
     KILN_CHECK(dtype && *dtype == info.dtype, ErrorKind::kType,
                "input " + info.name + " is " + DtypeName(values[i], array) + ", the model takes " +
                    info.dtype.ToString());
-    tensors.push_back(CopyToHostTensor(array, info.dtype));
+    bool was_copied = false;
+    tensors.push_back(InputTensor(array, info.dtype, &was_copied));
+    if (was_copied) copied.push_back(info.name);
   }
   return tensors;
 }
@@ -132,11 +137,13 @@ void CheckShapes(PyArtifact& art, const std::vector<ir::HostTensor>& inputs) {
 }
 
 nb::dict Call(PyArtifact& art, nb::args args, nb::kwargs kwargs) {
-  std::vector<ir::HostTensor> inputs = GatherInputs(art, args, kwargs);
+  std::vector<std::string> copied;
+  std::vector<ir::HostTensor> inputs = GatherInputs(art, args, kwargs, copied);
   std::vector<ir::HostTensor> outputs;
   {
     nb::gil_scoped_release release;
     std::lock_guard lock(art.run);
+    art.copied_inputs = std::move(copied);
     CheckShapes(art, inputs);
     outputs = art.executor->Run(inputs);
   }
@@ -162,8 +169,9 @@ nb::dict Benchmark(PyArtifact& art, nb::args args, nb::kwargs kwargs) {
   KILN_CHECK(timing.repeat > 0, ErrorKind::kParse, "repeat: must be positive");
   KILN_CHECK(timing.warmup >= 0 && timing.min_repeat_ms >= 0, ErrorKind::kParse,
              "warmup and min_repeat_ms: must not be negative");
+  std::vector<std::string> copied;
   std::vector<ir::HostTensor> inputs =
-      GatherInputs(art, args, kwargs, {"repeat", "warmup", "min_repeat_ms"});
+      GatherInputs(art, args, kwargs, copied, {"repeat", "warmup", "min_repeat_ms"});
   runtime::TimingResult result;
   std::string graph;
   {
@@ -401,11 +409,21 @@ void BindArtifacts(nb::module_& m) {
       .def_prop_ro(
           "threads", [](const PyArtifact& art) { return art.executor->threads(); },
           "The threads the kernels run on.")
+      .def_prop_ro(
+          "copied_inputs",
+          [](PyArtifact& art) {
+            std::lock_guard lock(art.run);
+            return art.copied_inputs;
+          },
+          "The inputs the last call copied instead of reading them in place (not row-major, "
+          "or not 64-byte aligned).")
       .def("__call__", &Call,
            "Runs the model: arrays by position or by input name (numpy, anything numpy.asarray "
-           "takes, or any DLPack producer on the CPU), each of the input's dtype; they are "
-           "copied once into aligned memory (a non-contiguous array is gathered in that copy). "
-           "Returns {output name: numpy array}, arrays over the executor's own buffers. "
+           "takes, or any DLPack producer on the CPU), each of the input's dtype. A row-major "
+           "array at a 64-byte aligned address (kiln.empty makes one) is read in place; any "
+           "other is copied once into aligned memory (a non-contiguous one gathered in that "
+           "copy), which copied_inputs names afterwards. Returns {output name: numpy array}, "
+           "arrays over the executor's own buffers. "
            "kiln.ShapeError for a dtype or shape the model does not take, kiln.ParseError for a "
            "missing or unknown input.")
       .def("benchmark", &Benchmark,

@@ -1,9 +1,11 @@
 // HostTensor element access per dtype, 16-bit float rounding, random fill and comparison.
+#include "ir/host_tensor.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "ir/host_tensor.h"
+#include "support/error.h"
 #include "support/half.h"
 
 namespace kiln::ir {
@@ -13,10 +15,10 @@ TEST(HalfTest, KnownValuesAndRounding) {
   EXPECT_EQ(FloatToHalf(1.0f), 0x3c00);
   EXPECT_EQ(FloatToHalf(-2.0f), 0xc000);
   EXPECT_EQ(FloatToHalf(65504.0f), 0x7bff);
-  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);  // rounds up to infinity
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -25)), 0x0000);  // tie rounds to even (zero)
-  EXPECT_EQ(FloatToHalf(std::ldexp(3.0f, -25)), 0x0002);  // 1.5 ulp rounds to 2
+  EXPECT_EQ(FloatToHalf(65520.0f), 0x7c00);                      // rounds up to infinity
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -24)), 0x0001);         // smallest subnormal
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -25)), 0x0000);         // tie rounds to even (zero)
+  EXPECT_EQ(FloatToHalf(std::ldexp(3.0f, -25)), 0x0002);         // 1.5 ulp rounds to 2
   EXPECT_EQ(FloatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie to even
   EXPECT_TRUE(std::isnan(HalfToFloat(FloatToHalf(NAN))));
   // Every finite half converts to float and back to itself.
@@ -47,6 +49,38 @@ TEST(HostTensorTest, ElementAccessPerDtype) {
   HostTensor i64(DataType::Int(64), {1});
   i64.SetInt(0, (int64_t{1} << 62) + 1);
   EXPECT_EQ(i64.GetInt(0), (int64_t{1} << 62) + 1);
+}
+
+TEST(HostTensorTest, BorrowedMemoryIsReadInPlaceAndReleasedWithTheLastCopy) {
+  alignas(64) static float storage[16];
+  for (int i = 0; i < 6; ++i) storage[i] = static_cast<float>(i) * 0.5f;
+  int released = 0;
+  {
+    HostTensor copy;
+    {
+      HostTensor t =
+          HostTensor::Borrow(DataType::Float(32), {2, 3},
+                             std::shared_ptr<uint8_t>(reinterpret_cast<uint8_t*>(storage),
+                                                      [&](uint8_t*) { ++released; }));
+      EXPECT_EQ(t.data(), storage);
+      EXPECT_EQ(t.numel(), 6);
+      EXPECT_EQ(t.GetDouble(5), 2.5);
+      copy = t;
+    }
+    EXPECT_EQ(released, 0) << "a copy still holds the memory";
+    EXPECT_EQ(copy.Describe(), "float32[2, 3]");
+  }
+  EXPECT_EQ(released, 1);
+  // Kernels are built for 64-byte aligned buffers: anything else is refused, naming the tensor.
+  auto misaligned =
+      std::shared_ptr<uint8_t>(reinterpret_cast<uint8_t*>(storage) + 4, [](uint8_t*) {});
+  try {
+    HostTensor::Borrow(DataType::Float(32), {3}, misaligned);
+    FAIL() << "a misaligned buffer was borrowed";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kType);
+    EXPECT_NE(std::string(e.what()).find("float32[3]"), std::string::npos) << e.what();
+  }
 }
 
 TEST(HostTensorTest, RandomIsSeededAndInRange) {
