@@ -3,12 +3,15 @@ arrays checked and copied in, the GIL released, outputs handed out without a cop
 the executor run from C++ on the same artifact: in this process (Artifact.benchmark: the
 executor's Run timed in C++ as `tune bench` times it) and by `tune bench` itself. The model is
 the bundled MLP at batch 1 (a few microseconds a run), untuned, on one thread, so that the
-overhead is not lost in the kernels' time.
+overhead is not lost in the kernels' time. The input is timed both ways it can cross: a numpy
+array as numpy allocates it (copied once into aligned memory) and one from kiln.empty (64-byte
+aligned, read in place).
 
     PYTHONPATH=build/python .venv/bin/python bench/bench_python_call.py [--json]
 
-With --json the last line is one JSON object: python_call_s, executor_s, tune_bench_s,
-overhead_s (python_call_s - executor_s) and ratio (python_call_s / executor_s), medians.
+With --json the last line is one JSON object: python_call_s, python_call_in_place_s,
+executor_s, tune_bench_s, overhead_s (python_call_s - executor_s) and ratio (python_call_s /
+executor_s), medians.
 """
 
 import argparse
@@ -59,6 +62,11 @@ def main():
         art = kiln.load(str(path), threads=1)
         x = np.random.default_rng(0).standard_normal((1, 64)).astype(np.float32)
         python_call = time_calls(art, x, args.repeat, 0.05)
+        copied = art.copied_inputs
+        aligned = kiln.empty(x.shape, x.dtype)
+        aligned[...] = x
+        in_place = time_calls(art, aligned, args.repeat, 0.05)
+        assert art.copied_inputs == [], art.copied_inputs
         executor = art.benchmark(x=x, repeat=args.repeat, min_repeat_ms=50)["median_s"]
         tune_bench = None
         if pathlib.Path(args.tune).exists():
@@ -70,12 +78,16 @@ def main():
     result = {
         "model": "mlp batch=1, untuned, 1 thread",
         "python_call_s": python_call,
+        "input_copied": copied == ["x"],
+        "python_call_in_place_s": in_place,
         "executor_s": executor,
         "tune_bench_s": tune_bench,
         "overhead_s": python_call - executor,
         "ratio": python_call / executor,
     }
-    print(f"art(x=...) from Python: {python_call * 1e6:.2f} us a call")
+    print(f"art(x=...) from Python: {python_call * 1e6:.2f} us a call "
+          f"({'copied' if copied else 'read in place'})")
+    print(f"art(x=kiln.empty(...)) from Python: {in_place * 1e6:.2f} us a call (read in place)")
     print(f"executor from C++ (same process): {executor * 1e6:.2f} us a run")
     if tune_bench is not None:
         print(f"tune bench: {tune_bench * 1e6:.2f} us a run")

@@ -71,16 +71,22 @@ __all__ = [
 ]
 
 
-def _use_installed_sandbox():
-    # An installed package carries the kiln-sandbox runner the tuner measures candidates in
-    # (runtime/sandbox_client.h looks at $KILN_SANDBOX first); a build tree's extension finds
-    # the one it was built beside by itself.
-    runner = _os.path.join(_os.path.dirname(__file__), "bin", "kiln-sandbox")
-    if not _os.environ.get("KILN_SANDBOX") and _os.access(runner, _os.X_OK):
-        _os.environ["KILN_SANDBOX"] = runner
+def _use_installed_runners():
+    # An installed package carries the runners the tuner measures candidates in: kiln-sandbox
+    # (runtime/sandbox_client.h looks at $KILN_SANDBOX first) and the GPU runners its build had
+    # ($KILN_VULKAN_RUNNER, ...: runtime/gpu/gpu_measurer.h). A build tree's extension finds
+    # the ones built beside it by itself; a variable already set is left alone.
+    bin_dir = _os.path.join(_os.path.dirname(__file__), "bin")
+    for variable, name in (("KILN_SANDBOX", "kiln-sandbox"),
+                           ("KILN_VULKAN_RUNNER", "kiln-vulkan-runner"),
+                           ("KILN_OPENCL_RUNNER", "kiln-opencl-runner"),
+                           ("KILN_CUDA_RUNNER", "kiln-cuda-runner")):
+        runner = _os.path.join(bin_dir, name)
+        if not _os.environ.get(variable) and _os.access(runner, _os.X_OK):
+            _os.environ[variable] = runner
 
 
-_use_installed_sandbox()
+_use_installed_runners()
 
 
 def empty(shape, dtype="float32"):

@@ -31,3 +31,35 @@ def test_a_job_event_renders_its_state_and_budget():
 
 def test_outside_jupyter_nothing_is_drawn_in_python():
     assert _progress.in_notebook() is False
+
+
+def test_in_jupyter_one_display_is_updated_in_place(monkeypatch):
+    # A stand-in for IPython's display machinery (IPython is not a dependency): what Jupyter
+    # gets is one display, created once and updated with each report.
+    import sys
+    import types
+
+    class ZMQInteractiveShell:  # the class name is what in_notebook checks
+        pass
+
+    shown = []
+
+    class Handle:
+        def update(self, obj):
+            shown.append(obj.data)
+
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: ZMQInteractiveShell()
+    display = types.ModuleType("IPython.display")
+    display.HTML = type("HTML", (), {"__init__": lambda self, data: setattr(self, "data", data)})
+    displays = []
+    display.display = lambda obj, display_id=False: displays.append(obj) or Handle()
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "IPython.display", display)
+
+    assert _progress.in_notebook() is True
+    table = _progress.NotebookTable()
+    table.update(REPORT)
+    table.update(EVENT)
+    assert len(displays) == 1
+    assert shown == [_progress.render(REPORT), _progress.render(EVENT)]

@@ -82,3 +82,16 @@ def test_ctrl_c_cancels_the_job_and_keeps_its_records(tmp_path):
     (job,) = db.jobs()
     assert job["state"] == "cancelled" and job["error"] == "interrupted by SIGINT"
     assert 0 < job["trials_done"] < 2000
+
+
+def test_tune_on_the_vulkan_device(tmp_path):
+    # Lavapipe (deploy/install-deps.sh) is a real Vulkan device on the CPU: every candidate is
+    # built to SPIR-V, run by the Vulkan runner and checked against the interpreter.
+    db = kiln.Database(str(tmp_path / "tuning.db"))
+    result = kiln.tune(kiln.load_model(str(MATMUL_TIR)), target="vulkan", trials=4, database=db,
+                       trials_per_round=4, population=32, min_repeat_ms=5)
+    task = result["tasks"][0]
+    assert result["target"] == "vulkan" and task["trials"] >= 1, result
+    assert task["best_latency_s"] is not None and task["best_latency_s"] > 0, task
+    rows = db.list()
+    assert rows and all(r["target"] == "vulkan" for r in rows), rows
