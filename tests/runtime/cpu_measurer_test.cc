@@ -297,7 +297,9 @@ TEST_F(CpuMeasurerTest, EarlyCutoffTimesASlowCandidateFromOneRunAndSaysSo) {
   // Another workload has a best of its own: its first candidate gets the whole protocol.
   MeasureResult other = measurer.Measure({Parse(kScale), Parse(kScale)});
   ASSERT_TRUE(other.ok()) << other.message;
-  EXPECT_TRUE(other.message.empty()) << other.message;
+  // No cutoff; on a busy machine the note that it was timed again may stand.
+  EXPECT_EQ(other.message.find("early cutoff"), std::string::npos) << other.message;
+  EXPECT_TRUE(other.message.empty() || other.message.rfind("timed ", 0) == 0) << other.message;
   EXPECT_EQ(other.repeat_seconds.size(), 5u);
 }
 
