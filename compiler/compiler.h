@@ -43,6 +43,10 @@ struct CompileOptions {
   // faster: a record measured slower than the untuned kernel, or on a busier machine, never
   // makes the model slower.
   bool keep_faster_untuned = true;
+  // Give each kernel no record covers (static shapes) the default CPU schedule
+  // (search/space/default_schedule.h) when it agrees with the loops as written and is timed
+  // faster than them.
+  bool default_schedules = true;
   int measure_threads = 0;            // threads when timing variants; 0: every core
   int measure_repeat = 5;             // repeats per round of that timing
   double measure_min_repeat_ms = 10;  // and the least length of a repeat
@@ -64,6 +68,11 @@ struct CompiledTask {
   // The record's kernel and the untuned one as timed at compile time (keep_faster_untuned).
   std::optional<double> tuned_s;
   std::optional<double> untuned_s;
+  // No record: the default schedule is the kernel (it was faster than the loops as written),
+  // and the two as timed at compile time.
+  bool default_schedule = false;
+  std::optional<double> default_s;
+  std::optional<double> written_s;
   std::string library_note;  // why the library was or was not taken
 };
 

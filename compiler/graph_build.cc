@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <optional>
+#include <thread>
 
 #include "compiler/apply_best.h"
 #include "compiler/epilogue.h"
@@ -15,9 +17,12 @@
 #include "compiler/matmul_task.h"
 #include "compiler/task_steps.h"
 #include "compiler/view_task.h"
+#include "ir/expr.h"
 #include "ir/relax/transform/extract_tasks.h"
 #include "ir/structural.h"
 #include "runtime/file_util.h"
+#include "runtime/host_cpu.h"
+#include "search/space/default_schedule.h"
 #include "support/error.h"
 
 namespace kiln::compiler {
@@ -84,8 +89,21 @@ struct TaskImpl {
   ChosenSchedule chosen;  // the database's best, or the workload as written (no record)
   size_t kernel_object = 0;
   std::optional<size_t> untuned_object;  // the workload as written, to time a record against
+  // No record: the default schedule's variants, each timed against the kernel so far.
+  std::vector<ir::PrimFunc> default_schedules;
+  std::vector<size_t> default_objects;
   std::optional<LibraryVariant> library;
 };
+
+bool HasStaticShapes(const ExtractedTask& task) {
+  for (const auto& p : task.params) {
+    if (!p.is_buffer) return false;
+    for (const auto& d : p.shape) {
+      if (!ir::AsConstInt(d)) return false;
+    }
+  }
+  return true;
+}
 
 class GraphBuilder {
  public:
@@ -139,10 +157,30 @@ class GraphBuilder {
       impl.chosen =
           ApplyBest(options_.db, tasks_[t].func, c.workload_hash, options_.target, device_key_);
       c.note = impl.chosen.note;
+      if (!impl.chosen.record && options_.default_schedules && HasStaticShapes(tasks_[t])) {
+        impl.default_schedules = PlanDefaultSchedules(tasks_[t]);
+      }
       if (options_.library != LibraryPolicy::kNever) impl.library = PlanLibrary(tasks_[t], c);
       out_.tasks.push_back(std::move(c));
       impls_.push_back(std::move(impl));
     }
+  }
+
+  std::vector<ir::PrimFunc> PlanDefaultSchedules(const ExtractedTask& task) const {
+    search::DefaultScheduleOptions defaults;
+    defaults.num_cores = options_.measure_threads > 0
+                             ? options_.measure_threads
+                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    defaults.vector_bytes = runtime::HostVectorBytes();
+    std::vector<ir::PrimFunc> out;
+    try {
+      for (search::Candidate& c : search::DefaultCpuSchedules(task.func, defaults)) {
+        out.push_back(std::move(c.scheduled));
+      }
+    } catch (const Error&) {
+      // The loops as written stay the kernel.
+    }
+    return out;
   }
 
   std::optional<LibraryVariant> PlanLibrary(const ExtractedTask& task, CompiledTask& c) {
@@ -179,6 +217,10 @@ class GraphBuilder {
       if (options_.keep_faster_untuned && impl.chosen.record) {
         impl.untuned_object = batch_.Add(Task(impl).func, impl.symbol + "_untuned");
       }
+      for (size_t d = 0; d < impl.default_schedules.size(); ++d) {
+        impl.default_objects.push_back(
+            batch_.Add(impl.default_schedules[d], impl.symbol + "_default" + std::to_string(d)));
+      }
     }
     batch_.objects = CompileKernelObjects(batch_.funcs, batch_.symbols, build_);
     RebuildFailedKernelsAsWritten();
@@ -186,6 +228,7 @@ class GraphBuilder {
       if (impl.untuned_object && !batch_.objects[*impl.untuned_object].ok) {
         impl.untuned_object.reset();
       }
+      std::erase_if(impl.default_objects, [&](size_t o) { return !batch_.objects[o].ok; });
       if (!impl.library || !impl.library->epilogue_object) continue;
       const KernelObject& o = batch_.objects[*impl.library->epilogue_object];
       if (o.ok) continue;
@@ -223,7 +266,7 @@ class GraphBuilder {
 
   bool HasAlternatives() const {
     for (const TaskImpl& impl : impls_) {
-      if (impl.library || impl.untuned_object) return true;
+      if (impl.library || impl.untuned_object || !impl.default_objects.empty()) return true;
     }
     return false;
   }
@@ -236,8 +279,9 @@ class GraphBuilder {
     return MatmulLibraryKernel(options_.library_function, Task(impl).name, impl.library->matmul);
   }
 
-  // Every tuned kernel against the workload as written, then every matmul's kernel against its
-  // library call, in a library of all the objects linked for timing.
+  // Every tuned kernel, and every default schedule, against the workload as written; then
+  // every matmul's kernel against its library call; in a library of all the objects linked
+  // for timing.
   void TimeAlternatives() {
     std::vector<std::string> paths;
     for (const KernelObject& o : batch_.objects) {
@@ -254,6 +298,7 @@ class GraphBuilder {
     timing.min_repeat_ms = options_.measure_min_repeat_ms;
     for (TaskImpl& impl : impls_) {
       if (impl.untuned_object) ChooseTunedOrUntuned(impl, library.path(), timing);
+      if (!impl.default_objects.empty()) ChooseDefaultSchedule(impl, library.path(), timing);
     }
     for (TaskImpl& impl : impls_) {
       if (impl.library) ChooseKernelOrLibrary(impl, library.path(), timing);
@@ -293,6 +338,36 @@ class GraphBuilder {
     impl.kernel_object = *impl.untuned_object;
   }
 
+  // Each variant of the default schedule against the kernel so far (at first the loops as
+  // written): one that agrees with it and is faster becomes the kernel.
+  void ChooseDefaultSchedule(TaskImpl& impl, const std::string& library,
+                             const VariantTimingOptions& timing) {
+    CompiledTask& c = Report(impl);
+    bool written = true;  // the kernel so far is the loops as written
+    for (size_t object : impl.default_objects) {
+      TaskLowering as_default, as_current;
+      as_default.kernel = 0;
+      as_current.kernel = 1;
+      VariantTiming measured = TimeTaskVariants(
+          Task(impl), WrittenParams(Task(impl).func), as_default, as_current,
+          {KernelOf(object, impl), KernelOf(impl.kernel_object, impl)}, library, timing);
+      if (!measured.measured || !measured.agree) {
+        AddNote(impl,
+                "a default schedule not used: " +
+                    (measured.measured ? "it disagrees with the loops as written (max error " +
+                                             std::to_string(measured.max_error) + ")"
+                                       : measured.note));
+        continue;
+      }
+      if (written) c.written_s = measured.library_s;
+      if (!c.default_s || measured.kernel_s < *c.default_s) c.default_s = measured.kernel_s;
+      if (measured.kernel_s >= measured.library_s) continue;
+      c.default_schedule = true;
+      impl.kernel_object = object;
+      written = false;
+    }
+  }
+
   // A matmul's library call (and epilogue) against its kernel, by the library policy.
   void ChooseKernelOrLibrary(TaskImpl& impl, const std::string& library,
                              const VariantTimingOptions& timing) {
@@ -316,7 +391,10 @@ class GraphBuilder {
       c.kernel_s = measured.kernel_s;
       c.library_s = measured.library_s;
     }
-    std::string versus = std::string(impl.chosen.record ? "tuned" : "untuned") + " kernel";
+    std::string versus = std::string(impl.chosen.record   ? "tuned"
+                                     : c.default_schedule ? "default-scheduled"
+                                                          : "untuned") +
+                         " kernel";
     if (!measured.agree) {
       KILN_CHECK(options_.library != LibraryPolicy::kAlways, ErrorKind::kInternal,
                  "compile: task " + Task(impl).name + ": " + measured.note);

@@ -9,6 +9,7 @@
 
 #include "ir/structural.h"
 #include "runtime/timing_gate.h"
+#include "search/space/default_schedule.h"
 #include "search/space/design_space.h"
 #include "search/space/thread_binding.h"
 #include "support/error.h"
@@ -94,6 +95,8 @@ struct Tuner::State {
 
   void Setup();
   void SubmitUntuned();
+  // The default CPU schedule of `workload` (search/space/default_schedule.h), or the workload.
+  ir::PrimFunc DefaultCpuKernel(const ir::PrimFunc& workload) const;
   bool SubmitRound();
   void Receive(const std::vector<MeasureResponse>& responses);
   // Gives the strategy the round's results that are in and it has not heard of yet.
@@ -245,6 +248,17 @@ void Tuner::State::ShareFamilyBest(size_t task) {
   }
 }
 
+ir::PrimFunc Tuner::State::DefaultCpuKernel(const ir::PrimFunc& workload) const {
+  try {
+    std::optional<Candidate> c = DefaultCpuSchedule(
+        workload, {.num_cores = options.num_cores, .vector_bytes = options.vector_bytes});
+    if (c) return c->scheduled;
+  } catch (const Error& e) {
+    KILN_LOG_DEBUG("no default schedule for {}: {}", workload->name, e.what());
+  }
+  return workload;
+}
+
 void Tuner::State::SubmitUntuned() {
   std::vector<MeasureRequest> requests;
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -252,10 +266,12 @@ void Tuner::State::SubmitUntuned() {
     r.id = next_id++;
     r.task_name = tasks[i].name;
     r.workload = tasks[i].workload;
-    // On a GPU the workload as written runs on one thread: its untuned kernel is the default
-    // GPU schedule (every stage bound to blocks and threads), as a GPU compiler would emit.
-    r.scheduled =
-        IsGpuPreset(options.target) ? DefaultGpuSchedule(tasks[i].workload) : tasks[i].workload;
+    // The untuned kernel is the default schedule, as the compiler gives a kernel no record
+    // covers: on a GPU every stage bound to blocks and threads (the workload as written would
+    // run on one thread); on a CPU parallel outer loops and a vectorized inner one, where the
+    // postprocessors can (else the workload as written).
+    r.scheduled = IsGpuPreset(options.target) ? DefaultGpuSchedule(tasks[i].workload)
+                                              : DefaultCpuKernel(tasks[i].workload);
     r.dims = tasks[i].dims;
     r.untuned = true;
     flights[r.id] = {i, -1, 0};

@@ -49,6 +49,7 @@ struct CompileCommandOptions {
   std::string db;
   bool no_db = false;
   bool no_untuned_check = false;
+  bool no_default_schedule = false;
   std::string output;
   std::string func;
   std::vector<std::string> dims;
@@ -87,6 +88,7 @@ json PrintTasks(const std::vector<compiler::CompiledTask>& report_tasks,
     std::string schedule = t.kind == "view"      ? "view"
                            : t.kind == "library" ? "library"
                            : t.record_id         ? "record " + std::to_string(*t.record_id)
+                           : t.default_schedule  ? "default"
                                                  : "untuned";
     if (t.kind == "kernel" && !t.record_id) untuned.push_back(t.name);
     std::cout << pad(std::to_string(i), 3) << "  " << pad(t.name.substr(0, 48), width) << "  "
@@ -97,6 +99,10 @@ json PrintTasks(const std::vector<compiler::CompiledTask>& report_tasks,
     if (t.tuned_s && t.untuned_s) {
       std::cout << "     timed here: tuned " << Fixed(*t.tuned_s * 1e6, 2) << " us, untuned "
                 << Fixed(*t.untuned_s * 1e6, 2) << " us\n";
+    }
+    if (t.default_s && t.written_s) {
+      std::cout << "     timed here: default schedule " << Fixed(*t.default_s * 1e6, 2)
+                << " us, as written " << Fixed(*t.written_s * 1e6, 2) << " us\n";
     }
     if (t.kernel_s && t.library_s) {
       std::string function = library_function;
@@ -127,6 +133,9 @@ json PrintTasks(const std::vector<compiler::CompiledTask>& report_tasks,
                      {"library_note", t.library_note},
                      {"tuned_s", t.tuned_s ? json(*t.tuned_s) : json()},
                      {"untuned_s", t.untuned_s ? json(*t.untuned_s) : json()},
+                     {"default_schedule", t.default_schedule},
+                     {"default_s", t.default_s ? json(*t.default_s) : json()},
+                     {"written_s", t.written_s ? json(*t.written_s) : json()},
                      {"note", t.note}});
   }
   return tasks;
@@ -217,6 +226,7 @@ int Run(const CompileCommandOptions& o) {
   options.library_function = o.library_function;
   options.measure_threads = o.threads;
   options.keep_faster_untuned = !o.no_untuned_check;
+  options.default_schedules = !o.no_default_schedule;
   compiler::CompileReport report = compiler::CompileModel(variants, o.output, options);
 
   std::vector<std::string> untuned;
@@ -313,6 +323,9 @@ Command RegisterCompileCommand(CLI::App& parent) {
       ->check(CLI::NonNegativeNumber);
   app->add_flag("--no-untuned-check", o->no_untuned_check,
                 "use each task's best record without timing its kernel against the untuned one");
+  app->add_flag("--no-default-schedule", o->no_default_schedule,
+                "keep the loops as written for kernels no record covers, instead of timing "
+                "the default schedule against them");
   app->add_flag("--json", o->json, "print one JSON object on the last line");
   return {app, [o]() { return ExitTwoOnInputError([&] { return Run(*o); }); }};
 }

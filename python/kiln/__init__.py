@@ -172,7 +172,8 @@ def tune(mod, target="llvm", *, trials, database=None, dims=None, buckets=None,
 
 def compile(mod, target="llvm", *, database=None, dims=None, buckets=None, default_dim=128,
             symbolic=False, library="auto", library_function="dnnl_sgemm", device_key="",
-            cache_dir=None, build_jobs=0, threads=0, untuned_check=True, output=None):
+            cache_dir=None, build_jobs=0, threads=0, untuned_check=True, default_schedule=True,
+            output=None):
     """Compiles a model (ONNX or Relax) for this CPU with the best records ``database`` holds
     (a kiln.Database, a path, None for the default one when it exists, False for none), as
     `tune compile` does, and returns the loaded kiln.Artifact (its ``report`` says which record
@@ -181,7 +182,9 @@ def compile(mod, target="llvm", *, database=None, dims=None, buckets=None, defau
     Specialise it as it was tuned: ``dims`` ({"batch": 1}) and ``buckets`` ({"seq": [16, 32]})
     give one graph per bucket beside a symbolic fallback; with neither, a model with symbolic
     dims compiles symbolic (every kernel untuned). ``library`` ("auto", "never", "always") lets
-    a matmul run as a library call. ``output`` is the artifact folder to write; None writes a
+    a matmul run as a library call. ``default_schedule=False`` keeps the loops as written for
+    kernels no record covers (by default their default schedule is timed against them and the
+    faster kept). ``output`` is the artifact folder to write; None writes a
     temporary one, removed with the artifact (art.save keeps a copy). The GIL is released
     while compiling."""
     out = None if output is None else _os.fspath(output)
@@ -189,4 +192,4 @@ def compile(mod, target="llvm", *, database=None, dims=None, buckets=None, defau
         _args.module_of(mod, "module"), target, database, _args.check_dims(dims),
         _args.check_buckets(buckets),
         default_dim, symbolic, library, library_function, device_key, cache_dir or "",
-        build_jobs, threads, untuned_check, out)
+        build_jobs, threads, untuned_check, default_schedule, out)

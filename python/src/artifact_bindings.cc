@@ -212,6 +212,7 @@ struct CompileArgs {
   int build_jobs = 0;
   int threads = 0;
   bool untuned_check = true;
+  bool default_schedule = true;
 };
 
 // compile's database: a kiln.Database, a path, None (the default one when it exists) or False
@@ -293,6 +294,7 @@ nb::list TaskList(const std::vector<compiler::CompiledTask>& tasks) {
     d["untuned"] = t.kind == "kernel" && !t.record_id;
     d["latency_s"] = t.latency_s ? nb::cast(*t.latency_s) : nb::none();
     d["impl"] = t.impl;
+    d["default_schedule"] = t.default_schedule;
     d["note"] = t.note;
     out.append(d);
   }
@@ -347,6 +349,7 @@ std::unique_ptr<PyArtifact> Compile(const Model& model, const CompileArgs& a, nb
     options.library_function = a.library_function;
     options.measure_threads = a.threads;
     options.keep_faster_untuned = a.untuned_check;
+    options.default_schedules = a.default_schedule;
     report = compiler::CompileModel(variants, dir, options);
     Open(*art, dir, a.threads);
   }
@@ -471,7 +474,7 @@ void BindArtifacts(nb::module_& m) {
          std::optional<std::map<std::string, std::vector<int64_t>>> buckets, int64_t default_dim,
          bool symbolic, const std::string& library, const std::string& library_function,
          const std::string& device_key, const std::string& cache_dir, int build_jobs, int threads,
-         bool untuned_check, const std::optional<std::string>& output) {
+         bool untuned_check, bool default_schedule, const std::optional<std::string>& output) {
         CompileArgs a{.target = target,
                       .dims = std::move(dims),
                       .buckets = std::move(buckets),
@@ -483,14 +486,15 @@ void BindArtifacts(nb::module_& m) {
                       .cache_dir = cache_dir,
                       .build_jobs = build_jobs,
                       .threads = threads,
-                      .untuned_check = untuned_check};
+                      .untuned_check = untuned_check,
+                      .default_schedule = default_schedule};
         return Compile(model, a, database, output);
       },
       nb::arg("module"), nb::arg("target"), nb::arg("database").none(), nb::arg("dims").none(),
       nb::arg("buckets").none(), nb::arg("default_dim"), nb::arg("symbolic"), nb::arg("library"),
       nb::arg("library_function"), nb::arg("device_key"), nb::arg("cache_dir"),
       nb::arg("build_jobs"), nb::arg("threads"), nb::arg("untuned_check"),
-      nb::arg("output").none());
+      nb::arg("default_schedule"), nb::arg("output").none());
 }
 
 }  // namespace kiln::python

@@ -67,6 +67,30 @@ TEST_F(CompilerTest, TransformerBlockMatchesItsTestDataAndTheReference) {
   CheckExample("transformer_block", {{"seq_len", 8}}, 1e-3, 1e-4, LibraryPolicy::kAuto);
 }
 
+TEST_F(CompilerTest, UntunedKernelsTakeTheDefaultScheduleWhereItIsFaster) {
+  // Static shapes large enough for the default's parallel loops and register tiles to pay.
+  ir::relax::IRModule module = testing::PreparedModel("transformer_block", {{"seq_len", 64}});
+  CompileReport report = Compile(module, "block");
+  int64_t defaults = 0;
+  for (const CompiledTask& t : report.tasks) {
+    if (t.kind != "kernel") continue;
+    // Every kernel's default was timed against the loops as written; the faster stays.
+    ASSERT_TRUE(t.default_s.has_value() && t.written_s.has_value()) << t.name << ": " << t.note;
+    EXPECT_EQ(t.default_schedule, *t.default_s < *t.written_s) << t.name;
+    defaults += t.default_schedule;
+  }
+  EXPECT_GT(defaults, 0) << "no kernel took its default schedule";
+  runtime::model::Executor executor = Load("block");
+  ExpectMatchesReference(executor, module, {{1, 64, 64}}, 5);
+
+  // Without default schedules every kernel is the loops as written, untimed.
+  CompileReport written = Compile(module, "written", nullptr, "cpu-test", LibraryPolicy::kNever,
+                                  false, /*default_schedules=*/false);
+  for (const CompiledTask& t : written.tasks) {
+    EXPECT_FALSE(t.default_schedule || t.default_s.has_value()) << t.name;
+  }
+}
+
 TEST_F(CompilerTest, CnnMatchesItsTestDataAndTheReference) {
   CompileReport report = CheckExample("cnn", {}, 1e-3, 1e-4);
   // The flatten before the classifier is a view, not a copy kernel.

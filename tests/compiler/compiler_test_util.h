@@ -50,10 +50,11 @@ class CompilerTestBase : public ::testing::Test {
                         database::Database* db = nullptr,
                         const std::string& device_key = "cpu-test",
                         LibraryPolicy library = LibraryPolicy::kNever,
-                        bool keep_faster_untuned = false) {
+                        bool keep_faster_untuned = false, bool default_schedules = true) {
     CompileOptions options;
     options.library = library;
     options.keep_faster_untuned = keep_faster_untuned;
+    options.default_schedules = default_schedules;
     // The kernel-or-library timing, as short as it goes: the tests check results, not speed.
     options.measure_repeat = 1;
     options.measure_min_repeat_ms = 0;

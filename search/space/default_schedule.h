@@ -1,0 +1,37 @@
+// The schedule a CPU kernel gets when no tuning record applies, instead of the loops as
+// legalization wrote them: the "cpu" design space's sketches with fixed decisions instead of
+// sampled ones, rewritten by the CPU postprocessors. A contraction is tiled for registers (the
+// innermost spatial loop by the vector lanes, the one before it by a few rows, the reduction
+// by a cache-sized step); every block's outer spatial loops run in parallel, its innermost
+// spatial loop is vectorized where that is legal, elementwise stages are inlined. The sketch
+// and decisions are fixed, so the same workload always gets the same kernel.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ir/function.h"
+#include "search/space/candidate.h"
+
+namespace kiln::search {
+
+struct DefaultScheduleOptions {
+  int num_cores = 1;
+  int vector_bytes = 64;         // the widest SIMD register of the machine
+  int64_t unroll_max_step = 64;  // pragma_auto_unroll_max_step of the outer loops
+};
+
+// The default's variants, distinct, in this order: the register-tiled sketch reading its
+// operands in place, the tiled sketch that packs an operand through a cache (the better one for
+// a transposed operand), and the untiled one (inlined stages, the root's parallel / vectorize /
+// unroll marks alone). Which is fastest depends on the shapes and layouts: the compiler times
+// them. Empty when none applies (a symbolic loop extent, ...).
+std::vector<Candidate> DefaultCpuSchedules(const ir::PrimFunc& workload,
+                                           const DefaultScheduleOptions& options);
+
+// The first of them (what the tuner times as the untuned kernel); nullopt when none applies:
+// the loops as written are then the kernel.
+std::optional<Candidate> DefaultCpuSchedule(const ir::PrimFunc& workload,
+                                            const DefaultScheduleOptions& options);
+
+}  // namespace kiln::search
