@@ -20,6 +20,11 @@
 // outputs); ort_peak_bytes is how much ONNX Runtime's process grew at its peak (weights, arena,
 // outputs, allocator slack). library_tasks: how many of the tuned artifact's tasks took the
 // library.
+// The untuned artifact is the default schedules (compiler/graph_build.cc): ort_over_default_Nt
+// = ONNX Runtime / untuned Kiln. --untuned-only tunes nothing: each model compiled untuned with
+// the default schedules and with the loops as written (--no-default-schedule), the two and
+// ONNX Runtime timed in interleaved rounds; written_over_default_Nt is what the default
+// schedules gain.
 // --json prints one JSON object on the last line, one key per model.
 #include <unistd.h>
 
@@ -61,6 +66,7 @@ struct Options {
   int rounds = 3;
   bool keep = false;
   bool json = false;
+  bool untuned_only = false;  // no tuning: the default schedules against the loops as written
 };
 
 std::vector<ModelSpec> Specs() {
@@ -206,6 +212,9 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
       {"ort_peak_bytes", ort_first["1"]["peak_bytes"]},
       {"kiln_tuned_s", {{"1t", tuned_1t}, {"2t", tuned_2t}}},
       {"kiln_untuned_s", {{"1t", untuned_1t}, {"2t", untuned_2t}}},
+      // "Untuned" is the default schedules (compiler/graph_build.cc); against ONNX Runtime.
+      {"ort_over_default_1t", ort_1t / untuned_1t},
+      {"ort_over_default_2t", ort_2t / untuned_2t},
       {"ort_s", {{"1t", ort_1t}, {"2t", ort_2t}}},
       {"tuned_tasks", tuned_compile.value("tuned", 0)},
       {"untuned_tasks", tuned_compile.value("untuned", 0)},
@@ -216,6 +225,62 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
       {"seconds", Seconds(start)},
   };
   return out;
+}
+
+// No tuning: the model compiled without a database, each kernel with its default schedule (the
+// compiler keeps it where it is faster than the loops as written) and with the loops as
+// written, timed in interleaved rounds with ONNX Runtime.
+json BenchUntuned(const Options& o, const ModelSpec& m, const fs::path& dir) {
+  auto start = std::chrono::steady_clock::now();
+  fs::create_directories(dir);
+  const std::string cache = (dir / "cache").string();
+  std::map<std::string, std::string> artifacts = {{"default", (dir / "default.kiln").string()},
+                                                  {"written", (dir / "written.kiln").string()}};
+  json default_compile;
+  for (const auto& [kind, path] : artifacts) {
+    Note(m.name + ": compiling (" + kind + ")");
+    std::vector<std::string> argv = {o.tune,      "compile",     m.path,  "-o",
+                                     path,        "--cache-dir", cache,   "--no-db",
+                                     "--library", "never",       "--json"};
+    if (kind == "written") argv.push_back("--no-default-schedule");
+    json compiled = LastJson(Run(WithDims(argv, m), 1800));
+    if (kind == "default") default_compile = compiled;
+  }
+  std::map<std::string, std::map<int, std::vector<double>>> seconds;  // kind, threads
+  for (int round = 0; round < o.rounds; ++round) {
+    for (int threads : {1, 2}) {
+      for (const auto& [kind, path] : artifacts) {
+        Note(m.name + ": timing " + kind + " at " + std::to_string(threads) + " thread(s)");
+        json k = LastJson(Run({o.tune, "bench", path, "--threads", std::to_string(threads),
+                               "--repeat", "3", "--min-repeat-ms", "20", "--json"},
+                              1800));
+        seconds[kind][threads].push_back(k["median_s"].get<double>());
+      }
+      json r = LastJson(Run({o.python, std::string(KILN_SOURCE_DIR) + "/bench/ort_latency.py",
+                             m.path, "--input", m.ort_input, "--threads", std::to_string(threads)},
+                            600));
+      seconds["ort"][threads].push_back(r["latency_s"].get<double>());
+    }
+  }
+  int64_t defaults = 0;
+  for (const json& t : default_compile.value("tasks", json::array())) {
+    defaults += t.value("default_schedule", false) ? 1 : 0;
+  }
+  auto median = [&](const std::string& kind, int threads) {
+    return runtime::Median(seconds[kind][threads]);
+  };
+  return {
+      {"ort_over_default_1t", median("ort", 1) / median("default", 1)},
+      {"ort_over_default_2t", median("ort", 2) / median("default", 2)},
+      {"written_over_default_1t", median("written", 1) / median("default", 1)},
+      {"written_over_default_2t", median("written", 2) / median("default", 2)},
+      {"kiln_default_s", {{"1t", median("default", 1)}, {"2t", median("default", 2)}}},
+      {"kiln_written_s", {{"1t", median("written", 1)}, {"2t", median("written", 2)}}},
+      {"ort_s", {{"1t", median("ort", 1)}, {"2t", median("ort", 2)}}},
+      {"kernels", default_compile.value("kernels", 0)},
+      {"default_scheduled_tasks", defaults},
+      {"seconds", Seconds(start)},
+  };
 }
 
 std::string Fixed(double v, int digits) {
@@ -245,22 +310,38 @@ int Main(const Options& o) {
     work = pattern;
   }
   json out = json::object();
-  std::cout << "model              trials  ORT/Kiln 1t  ORT/Kiln 2t  untuned/tuned  Kiln peak MB"
-               "  ORT peak MB  library tasks\n";
-  for (const std::string& name : o.models) {
-    json r = BenchModel(o, specs[name], work / name);
-    out[name] = r;
-    std::cout << name << std::string(19 - std::min<size_t>(18, name.size()), ' ')
-              << Fixed(r["trials"].get<double>(), 0) << "      " << Fixed(r["ort_over_kiln_1t"], 3)
-              << "        " << Fixed(r["ort_over_kiln_2t"], 3) << "        "
-              << Fixed(r["untuned_over_tuned"], 2) << "          "
-              << Fixed(r["peak_bytes"].get<double>() / 1e6, 1) << "          "
-              << Fixed(r["ort_peak_bytes"].get<double>() / 1e6, 1) << "         "
-              << r["library_tasks"].get<int64_t>() << std::endl;
+  if (o.untuned_only) {
+    std::cout << "model              ORT/default 1t  ORT/default 2t  written/default 2t  "
+                 "default-scheduled tasks\n";
+    for (const std::string& name : o.models) {
+      json r = BenchUntuned(o, specs[name], work / name);
+      out[name] = r;
+      std::cout << name << std::string(19 - std::min<size_t>(18, name.size()), ' ')
+                << Fixed(r["ort_over_default_1t"], 3) << "           "
+                << Fixed(r["ort_over_default_2t"], 3) << "           "
+                << Fixed(r["written_over_default_2t"], 2) << "                "
+                << r["default_scheduled_tasks"].get<int64_t>() << "/" << r["kernels"].get<int64_t>()
+                << std::endl;
+    }
+  } else {
+    std::cout << "model              trials  ORT/Kiln 1t  ORT/Kiln 2t  untuned/tuned  Kiln peak MB"
+                 "  ORT peak MB  library tasks\n";
+    for (const std::string& name : o.models) {
+      json r = BenchModel(o, specs[name], work / name);
+      out[name] = r;
+      std::cout << name << std::string(19 - std::min<size_t>(18, name.size()), ' ')
+                << Fixed(r["trials"].get<double>(), 0) << "      "
+                << Fixed(r["ort_over_kiln_1t"], 3) << "        " << Fixed(r["ort_over_kiln_2t"], 3)
+                << "        " << Fixed(r["untuned_over_tuned"], 2) << "          "
+                << Fixed(r["peak_bytes"].get<double>() / 1e6, 1) << "          "
+                << Fixed(r["ort_peak_bytes"].get<double>() / 1e6, 1) << "         "
+                << r["library_tasks"].get<int64_t>() << std::endl;
+    }
   }
   out["config"] = {{"trials_scale", o.trials_scale},
                    {"trials", o.trials},
                    {"rounds", o.rounds},
+                   {"untuned_only", o.untuned_only},
                    {"seconds", Seconds(start)},
                    {"work_dir", o.keep ? work.string() : ""}};
   if (!o.keep && o.work_dir.empty()) {
@@ -291,6 +372,9 @@ int main(int argc, char** argv) {
                  "tune compile --library of the tuned artifact: auto, never or always");
   app.add_option("--tune", o.tune, "the tune binary");
   app.add_option("--python", o.python, "the Python with onnxruntime (the project's .venv)");
+  app.add_flag("--untuned-only", o.untuned_only,
+               "no tuning: each model untuned with its default schedules and with the loops as "
+               "written, against ONNX Runtime");
   app.add_flag("--json", o.json, "print one JSON object on the last line");
   try {
     app.parse(argc, argv);
