@@ -1,6 +1,8 @@
 // `tune kernel FILE.tir [--trace TRACE.json] --target llvm`: looks at one kernel the way the
 // tuner measures it. The function (any TVMScript PrimFunc; symbolic dimensions bound with
-// --dim) is scheduled by replaying the trace (or left unscheduled), then goes through the
+// --dim) is scheduled by replaying the trace, or by a variant of the default CPU schedule
+// (--default-variant N: what an untuned kernel runs; 0 is the one the tuner times), or left
+// as written, then goes through the
 // measurement pipeline of runtime/measurer.h: lowering, code generation, build, a sandboxed
 // run checked against the workload's reference, and timing. It prints the scheduled
 // TensorIR, the lowered IR, the generated C and a summary (build time, correctness, median
@@ -16,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
@@ -24,8 +27,10 @@
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "runtime/cpu_wait.h"
+#include "runtime/host_cpu.h"
 #include "runtime/measurer.h"
 #include "search/schedule/trace.h"
+#include "search/space/default_schedule.h"
 #include "support/error.h"
 #include "worker/device_probe.h"
 
@@ -37,6 +42,7 @@ using nlohmann::json;
 struct KernelOptions {
   std::string file;
   std::string trace_file;
+  int default_variant = -1;  // >= 0: schedule with that variant of the default CPU schedule
   std::string func;
   std::string target = "llvm";
   std::vector<std::string> dims;
@@ -133,6 +139,23 @@ ir::PrimFunc ApplyTrace(const ir::PrimFunc& f, const std::string& path) {
   }
 }
 
+// The default CPU schedule's variant `index` of the function bound to `dims`.
+ir::PrimFunc DefaultVariant(const ir::PrimFunc& f, int index, int threads) {
+  search::DefaultScheduleOptions options;
+  options.num_cores =
+      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.vector_bytes = runtime::HostVectorBytes();
+  std::vector<search::Candidate> variants = search::DefaultCpuSchedules(f, options);
+  if (index >= static_cast<int>(variants.size())) {
+    throw InputError{
+        Error(ErrorKind::kParse,
+              "--default-variant " + std::to_string(index) + ": function " + f->name + " has " +
+                  std::to_string(variants.size()) + " default schedule variant(s)" +
+                  (variants.empty() ? " (a symbolic loop extent, or no rule applies)" : ""))};
+  }
+  return variants[index].scheduled;
+}
+
 std::string Seconds(double s) {
   char buf[64];
   if (s >= 1) {
@@ -168,7 +191,14 @@ int Run(const KernelOptions& o, bool show_given) {
   } catch (const Error& e) {
     throw InputError{Error(e.kind(), "function " + workload->name + ": " + e.what())};
   }
-  ir::PrimFunc scheduled = o.trace_file.empty() ? workload : ApplyTrace(workload, o.trace_file);
+  if (!o.trace_file.empty() && o.default_variant >= 0) {
+    throw InputError{Error(ErrorKind::kParse, "--trace and --default-variant: give one of them")};
+  }
+  ir::PrimFunc scheduled = workload;
+  if (!o.trace_file.empty()) scheduled = ApplyTrace(workload, o.trace_file);
+  if (o.default_variant >= 0) {
+    scheduled = DefaultVariant(workload, o.default_variant, o.threads);
+  }
 
   runtime::MeasureOptions options;
   options.target = o.target;
@@ -217,6 +247,7 @@ int Run(const KernelOptions& o, bool show_given) {
         {"hash", ir::StructuralHashHex(workload)},
         {"scheduled_hash", ir::StructuralHashHex(scheduled)},
         {"trace", o.trace_file.empty() ? json(nullptr) : json(o.trace_file)},
+        {"default_variant", o.default_variant >= 0 ? json(o.default_variant) : json(nullptr)},
         {"target", o.target},
         {"device", device},
         {"correct", ok},
@@ -253,8 +284,10 @@ int Run(const KernelOptions& o, bool show_given) {
   std::ostream& os = std::cout;
   if (sections.count("scheduled")) {
     os << "== scheduled TensorIR"
-       << (o.trace_file.empty() ? " (no trace: the function as written)"
-                                : " (" + o.trace_file + ")")
+       << (o.default_variant >= 0
+               ? " (default schedule, variant " + std::to_string(o.default_variant) + ")"
+           : o.trace_file.empty() ? " (no trace: the function as written)"
+                                  : " (" + o.trace_file + ")")
        << " ==\n"
        << ir::PrintPrimFunc(scheduled, DialectPrintOptions(o.dialect)) << "\n";
   }
@@ -308,6 +341,10 @@ Command RegisterKernelCommand(CLI::App& parent) {
       "written");
   app->add_option("file", o->file, "a .tir file of one or more @T.prim_func")->required();
   app->add_option("--trace", o->trace_file, "a schedule trace (MetaSchedule JSON) to replay");
+  app->add_option("--default-variant", o->default_variant,
+                  "schedule with this variant of the default CPU schedule (what an untuned "
+                  "kernel runs; 0 is the one the tuner times as untuned)")
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--func", o->func, "the function to use when the file holds several");
   app->add_option(
          "--target", o->target,

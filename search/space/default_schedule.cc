@@ -1,23 +1,39 @@
 // The default CPU schedule: the "cpu" preset's tiled sketches with fixed decisions instead of
-// sampled ones (a register tile: the innermost spatial loop split by the vector lanes, the one
-// before it by four rows, the reduction by a 32-step), and the untiled form (auto-inline and
-// the root's parallel / vectorize / unroll marks); the CPU postprocessors rewrite the marks
-// into loop kinds.
+// sampled ones (a register tile: the innermost spatial loop split by two vector registers of
+// lanes, the loop whose rows reuse the loaded vector by eight rows, the reduction by a
+// 32-step; a convolution's channel-last layout sketch by its own tile), and the untiled form
+// (auto-inline and the root's parallel / vectorize / unroll marks); the CPU postprocessors
+// rewrite the marks into loop kinds.
 #include "search/space/default_schedule.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ir/structural.h"
+#include "ir/substitute.h"
+#include "search/schedule/state.h"
 #include "search/space/design_space.h"
 #include "search/space/rules/rules.h"
 
 namespace kiln::search {
 namespace {
 
-constexpr int64_t kRegisterRows = 4;    // rows of a contraction's register tile
+// A contraction's register tile: 8 rows by 2 vector registers of lanes (16 accumulators, as a
+// BLAS micro-kernel), accumulated in a local tile (the sketches that set the output's scope
+// or write through a cache come first), unrolled whole: the unroll step (512) covers the
+// tile's 8 x 2 x 16 iterations, so the C compiler keeps the accumulators in registers.
+constexpr int64_t kRegisterRows = 8;
+constexpr int64_t kLaneRegisters = 2;
+constexpr int64_t kRegisterTileUnroll = 512;
+// A contraction whose lanes are a fixed split of the output channels (the layout sketch of a
+// convolution: the output written channel-last, the weights packed): its register tile is up
+// to 7 output columns by 2 output rows by 2 channel vectors, 28 vector accumulators (of the 32
+// AVX-512 registers), each column loading one input scalar that every channel vector reuses.
+constexpr int64_t kChannelTileColumns = 7;
+constexpr int64_t kChannelTilePairs = 2;
 constexpr int64_t kReductionStep = 32;  // the inner step of a reduction loop
 constexpr int64_t kFloat32Bytes = 4;    // lanes are counted for float32 (the common case)
 
@@ -43,31 +59,140 @@ int64_t Product(const nlohmann::json& factors) {
   return p;
 }
 
-enum class TileRole { kOuter, kRows, kLanes, kReduction };
+enum class TileRole { kOuter, kRows, kLanes, kReduction, kColumns, kPair };
 
-// The role of each SamplePerfectTile of a trace, given each one's factor count: per tiled
-// block, multi-level tiling samples its spatial loops (n > 2) then its reduction loops
-// (n == 2). The last spatial loop before a reduction (or at the end) is the innermost, which
-// is vectorized; the spatial loop before it gives the register tile's rows; the other spatial
-// loops stay whole, outermost (the parallel loops).
-std::vector<TileRole> TileRoles(const std::vector<int>& factors) {
+// What a tile's loop binds in the workload: the tiled block and its iter var (null where the
+// loop is not one block iter var's own loop), and whether the loop is the outer part of a
+// split by a constant (the rest of a dimension whose inner part is fixed lanes).
+struct TiledVar {
+  const ir::BlockNode* block = nullptr;
+  const ir::VarNode* var = nullptr;
+  bool outer_of_lanes = false;
+};
+
+// For each SamplePerfectTile of the sketch, in order, the block iter var its loop binds in the
+// workload, found through the trace: GetBlock names the block, GetLoops lists its loops, the
+// tile's input is one of them. Multi-level tiling samples the block's loops as written.
+std::vector<TiledVar> TiledVars(const Trace& sketch, const ir::PrimFunc& workload) {
+  ScheduleState state(workload);
+  std::map<int64_t, const ir::BlockRealizeNode*> blocks;  // block rv
+  struct LoopOf {
+    const ir::BlockRealizeNode* realize;
+    size_t position;  // among the block's loops as written
+    bool outer_of_lanes;
+  };
+  std::map<int64_t, LoopOf> loops;  // by loop rv
+  std::vector<TiledVar> out;
+  for (const Instruction& inst : sketch.instructions()) {
+    if (inst.kind == "GetSBlock" && !inst.outputs.empty() && !inst.attrs.empty()) {
+      int index = state.FindBlock(inst.attrs[0].get<std::string>());
+      if (index >= 0) blocks[inst.outputs[0].value] = state.entry(index).realize();
+    } else if (inst.kind == "GetLoops" && !inst.inputs.empty()) {
+      auto block = blocks.find(inst.inputs[0].value);
+      if (block == blocks.end()) continue;
+      for (size_t i = 0; i < inst.outputs.size(); ++i) {
+        loops[inst.outputs[i].value] = {block->second, i, false};
+      }
+    } else if (inst.kind == "Split" && inst.inputs.size() == 3 && inst.outputs.size() == 2 &&
+               inst.inputs[2].kind == ArgKind::kInt) {
+      auto loop = loops.find(inst.inputs[0].value);
+      if (loop == loops.end()) continue;
+      loops[inst.outputs[0].value] = {loop->second.realize, loop->second.position, true};
+    } else if (inst.kind == "SamplePerfectTile") {
+      TiledVar tiled;
+      auto loop = loops.find(inst.inputs.empty() ? -1 : inst.inputs[0].value);
+      if (loop != loops.end()) {
+        const auto [realize, position, outer_of_lanes] = loop->second;
+        const ir::BlockNode* block = realize->block_node();
+        int index = state.IndexOf(realize);
+        std::vector<int> above = index >= 0 ? state.LoopsAbove(index) : std::vector<int>{};
+        if (position < above.size() && position < block->iter_vars.size()) {
+          const ir::VarNode* loop_var = state.entry(above[position]).loop()->loop_var.get();
+          if (realize->iter_values[position].as<ir::VarNode>() == loop_var) {
+            tiled = {block, block->iter_vars[position].var.get(), outer_of_lanes};
+          }
+        }
+      }
+      out.push_back(tiled);
+    }
+  }
+  return out;
+}
+
+// Whether `var` indexes an operand that the lanes loop `lanes` reads along its last dimension
+// (an operand loaded as a vector: a row of the register tile that indexes it loads its own);
+// the output the block accumulates into does not count.
+bool IndexesAVectorOperand(const ir::BlockNode& block, const ir::VarNode* var,
+                           const ir::VarNode* lanes) {
+  auto written = [&](const ir::BufferRegion& read) {
+    for (const ir::BufferRegion& w : block.writes) {
+      if (w.buffer.same_as(read.buffer)) return true;
+    }
+    return false;
+  };
+  for (const ir::BufferRegion& read : block.reads) {
+    if (read.region.empty() || !ir::UsesVar(read.region.back().min, lanes)) continue;
+    if (written(read)) continue;  // the accumulator: it stays in registers
+    for (const ir::Range& r : read.region) {
+      if (ir::UsesVar(r.min, var)) return true;
+    }
+  }
+  return false;
+}
+
+// The role of each SamplePerfectTile of a trace, given each one's factor count and the var it
+// tiles: per tiled block, multi-level tiling samples its spatial loops (n > 2) then its
+// reduction loops (n == 2). The last spatial loop before a reduction (or at the end) is the
+// innermost, which is vectorized. The register tile's rows are the spatial loop nearest it
+// that no vector-loaded operand depends on (a matmul's i, a convolution's output channel:
+// each row reuses the vector the lanes load and broadcasts one scalar), else the spatial
+// loop just before the lanes. Where the lanes are a fixed split of the output channels (the
+// convolution layout sketch), the last spatial loop gives the tile's columns and the one
+// before it and the channels' outer part a pair each. The other spatial loops stay whole,
+// outermost (the parallel loops).
+std::vector<TileRole> TileRoles(const std::vector<int>& factors,
+                                const std::vector<TiledVar>& vars) {
   std::vector<TileRole> roles(factors.size(), TileRole::kOuter);
+  size_t group_start = 0;  // first spatial tile of the current block
   for (size_t t = 0; t < factors.size(); ++t) {
     if (factors[t] == 2) {
       roles[t] = TileRole::kReduction;
+      group_start = t + 1;
       continue;
     }
     bool last_spatial = t + 1 == factors.size() || factors[t + 1] == 2;
     if (!last_spatial) continue;
+    bool channel_lanes = false;
+    for (size_t r = group_start; r <= t; ++r) channel_lanes |= vars[r].outer_of_lanes;
+    if (channel_lanes) {
+      roles[t] = TileRole::kColumns;
+      if (t > group_start && !vars[t - 1].outer_of_lanes) roles[t - 1] = TileRole::kPair;
+      for (size_t r = group_start; r < t; ++r) {
+        if (vars[r].outer_of_lanes) roles[r] = TileRole::kPair;
+      }
+      continue;
+    }
     roles[t] = TileRole::kLanes;
-    if (t > 0 && factors[t - 1] != 2) roles[t - 1] = TileRole::kRows;
+    if (t == group_start) continue;
+    size_t rows = t - 1;
+    if (vars[t].block && vars[t].var) {
+      for (size_t r = t; r-- > group_start;) {
+        if (vars[r].block == vars[t].block && vars[r].var &&
+            !IndexesAVectorOperand(*vars[t].block, vars[r].var, vars[t].var)) {
+          rows = r;
+          break;
+        }
+      }
+    }
+    roles[rows] = TileRole::kRows;
   }
   return roles;
 }
 
 // The sketch's trace with the default's decisions: each tile's inner factor by its role (the
 // rest outermost), the unroll step closest to `unroll_step`.
-Trace WithDefaultDecisions(const Trace& sketch, int64_t lanes, int64_t unroll_step) {
+Trace WithDefaultDecisions(const Trace& sketch, const ir::PrimFunc& workload, int64_t lanes,
+                           int64_t unroll_step) {
   Trace trace = sketch;
   const std::vector<Instruction>& insts = sketch.instructions();
   std::vector<size_t> tiles;
@@ -88,7 +213,7 @@ Trace WithDefaultDecisions(const Trace& sketch, int64_t lanes, int64_t unroll_st
       trace = trace.WithDecision(i, static_cast<int64_t>(best));
     }
   }
-  std::vector<TileRole> roles = TileRoles(factors);
+  std::vector<TileRole> roles = TileRoles(factors, TiledVars(sketch, workload));
   for (size_t t = 0; t < tiles.size(); ++t) {
     std::optional<nlohmann::json> sampled = sketch.GetDecision(tiles[t]);
     if (!sampled) continue;
@@ -101,10 +226,16 @@ Trace WithDefaultDecisions(const Trace& sketch, int64_t lanes, int64_t unroll_st
         inner = DivisorAtMost(extent, kRegisterRows);
         break;
       case TileRole::kLanes:
-        inner = DivisorAtMost(extent, lanes);
+        inner = DivisorAtMost(extent, lanes * kLaneRegisters);
         break;
       case TileRole::kReduction:
         inner = DivisorAtMost(extent, kReductionStep);
+        break;
+      case TileRole::kColumns:
+        inner = DivisorAtMost(extent, kChannelTileColumns);
+        break;
+      case TileRole::kPair:
+        inner = DivisorAtMost(extent, kChannelTilePairs);
         break;
     }
     trace =
@@ -124,7 +255,7 @@ bool Has(const Trace& trace, const std::string& kind) {
 // with a sampled compute location or an rfactor last (their decisions are not fixed here).
 int Preference(const Trace& trace) {
   int score = 0;
-  if (Has(trace, "CacheWrite")) score += 2;
+  if (Has(trace, "CacheWrite") || Has(trace, "SetScope")) score += 2;
   if (Has(trace, "SampleComputeLocation") || Has(trace, "RFactor")) score -= 8;
   return score;
 }
@@ -150,8 +281,9 @@ std::vector<Candidate> DefaultCpuSchedules(const ir::PrimFunc& workload,
     out.push_back(std::move(*c));
   };
 
-  // The tiled sketches, by preference: the first that applies without reading an operand
-  // through a cache, and the first that does (a packed operand, for a transposed one).
+  // The tiled sketches, by preference: the first that applies of the layout sketches (a
+  // convolution's output channel-last with packed weights), of those reading their operands
+  // in place, and of those reading an operand through a cache (packed, for a transposed one).
   DesignSpace space = MakeDesignSpace("cpu");
   space.mutators.clear();
   space.Initialize(context);
@@ -159,12 +291,18 @@ std::vector<Candidate> DefaultCpuSchedules(const ir::PrimFunc& workload,
   std::stable_sort(sketches.begin(), sketches.end(), [](const Schedule& a, const Schedule& b) {
     return Preference(a.trace()) > Preference(b.trace());
   });
-  for (bool packed : {false, true}) {
+  enum class Kind { kLayout, kInPlace, kPacked };
+  auto kind_of = [](const Trace& t) {
+    if (Has(t, "TransformLayout")) return Kind::kLayout;
+    return Has(t, "CacheRead") ? Kind::kPacked : Kind::kInPlace;
+  };
+  for (Kind kind : {Kind::kLayout, Kind::kInPlace, Kind::kPacked}) {
     for (const Schedule& sketch : sketches) {
       const Trace& t = sketch.trace();
-      if (!Has(t, "SamplePerfectTile") || Has(t, "CacheRead") != packed) continue;
+      if (!Has(t, "SamplePerfectTile") || kind_of(t) != kind) continue;
       size_t before = out.size();
-      add(WithDefaultDecisions(t, lanes, options.unroll_max_step), space);
+      int64_t unroll = kind == Kind::kLayout ? options.unroll_max_step : kRegisterTileUnroll;
+      add(WithDefaultDecisions(t, workload, lanes, unroll), space);
       if (out.size() > before) break;
     }
   }

@@ -1,8 +1,10 @@
 // The schedule a CPU kernel gets when no tuning record applies, instead of the loops as
 // legalization wrote them: the "cpu" design space's sketches with fixed decisions instead of
 // sampled ones, rewritten by the CPU postprocessors. A contraction is tiled for registers (the
-// innermost spatial loop by the vector lanes, the one before it by a few rows, the reduction
-// by a cache-sized step); every block's outer spatial loops run in parallel, its innermost
+// innermost spatial loop by two vectors of lanes, the loop whose rows reuse that vector by
+// eight rows, the reduction by a cache-sized step) and accumulates in a local tile; a
+// convolution first gets its channel-last layout sketch (output channels as the lanes, the
+// weights packed); every block's outer spatial loops run in parallel, its innermost
 // spatial loop is vectorized where that is legal, elementwise stages are inlined. The sketch
 // and decisions are fixed, so the same workload always gets the same kernel.
 #pragma once
@@ -21,11 +23,12 @@ struct DefaultScheduleOptions {
   int64_t unroll_max_step = 64;  // pragma_auto_unroll_max_step of the outer loops
 };
 
-// The default's variants, distinct, in this order: the register-tiled sketch reading its
-// operands in place, the tiled sketch that packs an operand through a cache (the better one for
-// a transposed operand), and the untiled one (inlined stages, the root's parallel / vectorize /
-// unroll marks alone). Which is fastest depends on the shapes and layouts: the compiler times
-// them. Empty when none applies (a symbolic loop extent, ...).
+// The default's variants, distinct, in this order: a convolution's channel-last layout sketch,
+// the register-tiled sketch reading its operands in place, the tiled sketch that packs an
+// operand through a cache (the better one for a transposed operand), and the untiled one (inlined
+// stages, the root's parallel / vectorize / unroll marks alone). Which is fastest depends on the
+// shapes and layouts: the compiler times them. Empty when none applies (a symbolic loop extent,
+// ...).
 std::vector<Candidate> DefaultCpuSchedules(const ir::PrimFunc& workload,
                                            const DefaultScheduleOptions& options);
 

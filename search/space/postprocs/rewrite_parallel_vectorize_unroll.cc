@@ -162,10 +162,18 @@ class RewriteParallelVectorizeUnroll : public Postproc {
       }
       if (product <= 1) num_vector = 0;
     }
+    int64_t lanes = Lanes(state.entry(index).block());
+    // Fused loops wider than a register are split into unrolled registers below; that needs
+    // the fused extent to be whole registers. Else (a register tile of 4 rows by 14 columns)
+    // the fused loop would index its rows by a division and a remainder inside one vector:
+    // the innermost loop alone is vectorized and the rows stay serial loops to unroll.
+    if (num_vector > 1 && vector_extent > lanes && vector_extent % lanes != 0) {
+      vector_extent = *ir::AsConstInt(state.entry(loops.back()).loop()->extent);
+      num_vector = vector_extent > 1 ? 1 : 0;
+    }
     // An innermost spatial loop longer than the budget (a row that compute-at brought under a
     // parallel row loop: softmax's exp and scale over 128 columns) still gets one register's
     // width of it vectorized: split by the lanes, the outer part left serial.
-    int64_t lanes = Lanes(state.entry(index).block());
     bool split_innermost = false;
     if (budgets.vectorize >= lanes && lanes > 1 && num_vector == 0 && loops.size() > num_parallel) {
       const ir::ForNode* loop = state.entry(loops.back()).loop();

@@ -93,6 +93,34 @@ TEST(PostprocsTest, RewriteParallelVectorizeUnrollParallelizesOnlyRegionsWithEno
   EXPECT_EQ(CompareNumerics(f, fused.func()), "");
 }
 
+// Inner loops are fused into one vector loop only when the fused extent is whole registers:
+// 4 rows by 16 lanes becomes 4 unrolled registers, but 4 rows by 14 lanes would index its rows
+// by a division inside one vector, so the 14 alone is vectorized and the rows stay a loop.
+TEST(PostprocsTest, RewriteParallelVectorizeUnrollFusesInnerLoopsOnlyIntoWholeRegisters) {
+  auto rewrite = [](int64_t columns) {
+    Schedule sch(testing::MakeTwoStage(64, 4 * columns));
+    BlockRV b = sch.GetBlock("C");
+    std::vector<LoopRV> loops = sch.GetLoops(b);
+    sch.Split(loops[1], {std::nullopt, columns});
+    std::vector<LoopRV> split = sch.GetLoops(b);
+    sch.Reorder({split[1], split[0], split[2]});
+    // C's loops: j_0 (4), i (64), j_1 (columns); 64 * columns would overflow the budget.
+    std::vector<LoopRV> now = sch.GetLoops(b);
+    std::vector<LoopRV> rows = sch.Split(now[1], {std::nullopt, int64_t{4}});
+    (void)rows;
+    BlockRV root = sch.GetBlock("root");
+    sch.Annotate(root, kVectorizeAnnotation, int64_t{64});
+    EXPECT_TRUE(RunPostproc(MakeRewriteParallelVectorizeUnroll(), sch));
+    return Skeleton(sch.func());
+  };
+  std::string whole = rewrite(16);
+  EXPECT_NE(whole.find("unroll"), std::string::npos) << whole;
+  EXPECT_NE(whole.find("in 16 vectorized"), std::string::npos) << whole;
+  std::string partial = rewrite(14);
+  EXPECT_NE(partial.find("for i_1 in 4\n"), std::string::npos) << partial;
+  EXPECT_NE(partial.find("for j_1 in 14 vectorized"), std::string::npos) << partial;
+}
+
 TEST(PostprocsTest, VerifyRejectsNestedParallelLoopsAndAVectorLoopAroundALoop) {
   Schedule plain(testing::MakeTwoStage(4, 8));
   EXPECT_TRUE(RunPostproc(MakeVerify(), plain));
