@@ -238,8 +238,12 @@ Trace WithDefaultDecisions(const Trace& sketch, const ir::PrimFunc& workload, in
         inner = DivisorAtMost(extent, kChannelTilePairs);
         break;
     }
-    trace =
-        trace.WithDecision(tiles[t], OuterAndInner(extent, static_cast<size_t>(factors[t]), inner));
+    std::vector<int64_t> split = OuterAndInner(extent, static_cast<size_t>(factors[t]), inner);
+    // The rows' outer part goes to the second level, inside the lanes' outer loop: one panel
+    // of the vector operand (a K x 32 strip of a matmul's B) stays in cache while every row
+    // block passes over it, instead of the whole operand streaming from memory per row block.
+    if (roles[t] == TileRole::kRows && split.size() > 2) std::swap(split[0], split[1]);
+    trace = trace.WithDecision(tiles[t], split);
   }
   return trace;
 }
