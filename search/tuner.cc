@@ -97,6 +97,8 @@ struct Tuner::State {
   void SubmitUntuned();
   // The default CPU schedule of `workload` (search/space/default_schedule.h), or the workload.
   ir::PrimFunc DefaultCpuKernel(const ir::PrimFunc& workload) const;
+  // The postprocessed traces of the default schedule's variants (none where none applies).
+  std::vector<Trace> DefaultCpuTraces(const ir::PrimFunc& workload) const;
   bool SubmitRound();
   void Receive(const std::vector<MeasureResponse>& responses);
   // Gives the strategy the round's results that are in and it has not heard of yet.
@@ -195,6 +197,9 @@ void Tuner::State::Setup() {
       Stop(i, std::string("no design space: ") + e.what());
     }
     if (strategies.back() && !task.hints.empty()) strategies.back()->AddHints(task.hints);
+    if (strategies.back() && options.seed_default_schedules && !IsGpuPreset(options.target)) {
+      strategies.back()->AddHints(DefaultCpuTraces(task.workload));
+    }
   }
   shared.resize(tasks.size());
 }
@@ -257,6 +262,19 @@ ir::PrimFunc Tuner::State::DefaultCpuKernel(const ir::PrimFunc& workload) const 
     KILN_LOG_DEBUG("no default schedule for {}: {}", workload->name, e.what());
   }
   return workload;
+}
+
+std::vector<Trace> Tuner::State::DefaultCpuTraces(const ir::PrimFunc& workload) const {
+  std::vector<Trace> out;
+  try {
+    for (const Candidate& c : DefaultCpuSchedules(
+             workload, {.num_cores = options.num_cores, .vector_bytes = options.vector_bytes})) {
+      out.push_back(c.postprocessed);
+    }
+  } catch (const Error& e) {
+    KILN_LOG_DEBUG("no default schedule for {}: {}", workload->name, e.what());
+  }
+  return out;
 }
 
 void Tuner::State::SubmitUntuned() {

@@ -64,6 +64,10 @@ struct TunerOptions {
   int vector_bytes = 64;
   uint64_t seed = 1;
   bool measure_untuned = true;  // time each workload as written, for comparison
+  // On a CPU target, each task's first round measures the default schedule's variants
+  // (search/space/default_schedule.h): the search starts from the kernel an untuned model
+  // would run, and its best is never worse than that.
+  bool seed_default_schedules = true;
   // Per task: rounds submitted and not yet released (below). 1 searches each round with the
   // results of the one before, as MetaSchedule does; 2 searched a round ahead with the cost
   // model a round behind, and on a 1024^3 matmul the guided search then needed 0.43 of
