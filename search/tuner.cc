@@ -73,6 +73,9 @@ struct Tuner::State {
   std::vector<TuneContext> contexts;
   std::vector<std::unique_ptr<SearchStrategy>> strategies;
   std::vector<TaskProgress> progress;
+  // Per task: the structural hash of the default schedule's first variant where it is measured
+  // in the first round as a hint (its result is the untuned figure); 0 elsewhere.
+  std::vector<uint64_t> untuned_hash;
   std::vector<int> rounds_in_flight;             // per task: rounds submitted and not yet released
   std::vector<int> rounds_open;                  // per task: rounds submitted and not yet finished
   std::vector<std::map<size_t, double>> shared;  // per task: family member -> best handed
@@ -97,8 +100,8 @@ struct Tuner::State {
   void SubmitUntuned();
   // The default CPU schedule of `workload` (search/space/default_schedule.h), or the workload.
   ir::PrimFunc DefaultCpuKernel(const ir::PrimFunc& workload) const;
-  // The postprocessed traces of the default schedule's variants (none where none applies).
-  std::vector<Trace> DefaultCpuTraces(const ir::PrimFunc& workload) const;
+  // The default schedule's variants (none where none applies).
+  std::vector<Candidate> DefaultCpuCandidates(const ir::PrimFunc& workload) const;
   bool SubmitRound();
   void Receive(const std::vector<MeasureResponse>& responses);
   // Gives the strategy the round's results that are in and it has not heard of yet.
@@ -197,8 +200,18 @@ void Tuner::State::Setup() {
       Stop(i, std::string("no design space: ") + e.what());
     }
     if (strategies.back() && !task.hints.empty()) strategies.back()->AddHints(task.hints);
+    untuned_hash.push_back(0);
     if (strategies.back() && options.seed_default_schedules && !IsGpuPreset(options.target)) {
-      strategies.back()->AddHints(DefaultCpuTraces(task.workload));
+      std::vector<Candidate> defaults = DefaultCpuCandidates(task.workload);
+      std::vector<Trace> traces;
+      for (const Candidate& c : defaults) traces.push_back(c.postprocessed);
+      int64_t hinted = strategies.back()->Stats().hinted;
+      strategies.back()->AddHints(traces);
+      // The first variant is the untuned kernel: its measurement in the first round is the
+      // untuned figure, not a second run of the same kernel.
+      if (!defaults.empty() && strategies.back()->Stats().hinted > hinted) {
+        untuned_hash.back() = ir::StructuralHash(defaults.front().scheduled);
+      }
     }
   }
   shared.resize(tasks.size());
@@ -264,22 +277,20 @@ ir::PrimFunc Tuner::State::DefaultCpuKernel(const ir::PrimFunc& workload) const 
   return workload;
 }
 
-std::vector<Trace> Tuner::State::DefaultCpuTraces(const ir::PrimFunc& workload) const {
-  std::vector<Trace> out;
+std::vector<Candidate> Tuner::State::DefaultCpuCandidates(const ir::PrimFunc& workload) const {
   try {
-    for (const Candidate& c : DefaultCpuSchedules(
-             workload, {.num_cores = options.num_cores, .vector_bytes = options.vector_bytes})) {
-      out.push_back(c.postprocessed);
-    }
+    return DefaultCpuSchedules(
+        workload, {.num_cores = options.num_cores, .vector_bytes = options.vector_bytes});
   } catch (const Error& e) {
     KILN_LOG_DEBUG("no default schedule for {}: {}", workload->name, e.what());
   }
-  return out;
+  return {};
 }
 
 void Tuner::State::SubmitUntuned() {
   std::vector<MeasureRequest> requests;
   for (size_t i = 0; i < tasks.size(); ++i) {
+    if (untuned_hash[i] != 0) continue;  // measured in the first round (Setup)
     MeasureRequest r;
     r.id = next_id++;
     r.task_name = tasks[i].name;
@@ -403,6 +414,9 @@ void Tuner::State::Receive(const std::vector<MeasureResponse>& responses) {
         kind = "abandoned";
         round.seconds[flight.index] = result.median_seconds;
       }
+      if (round.candidates[flight.index].hash == untuned_hash[flight.task]) {
+        task.untuned_error = kind + (result.message.empty() ? "" : ": " + result.message);
+      }
       ++task.errors[kind];
       ++report.errors[kind];
       if (task.first_error.empty() && kind != "abandoned") {
@@ -410,6 +424,11 @@ void Tuner::State::Receive(const std::vector<MeasureResponse>& responses) {
       }
     } else {
       round.seconds[flight.index] = result.median_seconds;
+      if (round.candidates[flight.index].hash == untuned_hash[flight.task] &&
+          options.measure_untuned) {
+        task.untuned_seconds = result.median_seconds;
+        progress[flight.task].untuned_seconds = result.median_seconds;
+      }
       if (task.best_seconds <= 0 || result.median_seconds < task.best_seconds) {
         task.best_seconds = result.median_seconds;
         task.best_trace = round.candidates[flight.index].record;
