@@ -2,7 +2,11 @@
 //
 // For each model (the MLP at batch 128, the transformer block, the BERT-base layer at 128
 // tokens, the ResNet-18 stage at 56x56), as a user would run them:
-//   1. `tune run MODEL --trials N --db FILE`: tune every task on this machine.
+//   1. `tune run MODEL --trials N --db FILE`: tune every task on this machine, in three stages
+//      (a quarter, a quarter, a half of N) into the same database; after each stage the model
+//      is compiled and timed once against ONNX Runtime: minutes_to_beat_ort is the tuning time
+//      until it was first faster at 1 and 2 threads (0: the untuned model already was; null:
+//      not within N trials), tuning_stages each stage's trials, tuning time and verdict.
 //   2. `tune compile` twice: with that database (tuned; matmul tasks may take a library call,
 //      --library auto by default, the compiler timing both) and with --no-db (untuned, no
 //      library).
@@ -146,17 +150,7 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
   const std::string db = (dir / "tuning.db").string();
   const std::string cache = (dir / "cache").string();
 
-  Note(m.name + ": tuning, " + std::to_string(trials) + " trials");
-  json tuned_run = LastJson(Run(WithDims({o.tune, "run", m.path, "--trials", std::to_string(trials),
-                                          "--db", db, "--cache-dir", cache, "--json"},
-                                         m),
-                                3600));
-  double tune_s = Seconds(start);
-
-  std::map<std::string, std::string> artifacts = {{"tuned", (dir / "tuned.kiln").string()},
-                                                  {"untuned", (dir / "untuned.kiln").string()}};
-  json tuned_compile;
-  for (const auto& [kind, path] : artifacts) {
+  auto compile = [&](const std::string& kind, const std::string& path) {
     std::vector<std::string> argv = {o.tune, "compile",     m.path, "-o",
                                      path,   "--cache-dir", cache,  "--json"};
     if (kind == "tuned") {
@@ -164,8 +158,55 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
     } else {
       argv.insert(argv.end(), {"--no-db", "--library", "never"});
     }
-    json compiled = LastJson(Run(WithDims(argv, m), 1800));
-    if (kind == "tuned") tuned_compile = compiled;
+    return LastJson(Run(WithDims(argv, m), 1800));
+  };
+  auto ort_bench = [&](int threads) {
+    Note(m.name + ": ONNX Runtime at " + std::to_string(threads) + " thread(s)");
+    return LastJson(Run({o.python, std::string(KILN_SOURCE_DIR) + "/bench/ort_latency.py", m.path,
+                         "--input", m.ort_input, "--threads", std::to_string(threads)},
+                        600));
+  };
+  auto quick_bench = [&](const std::string& path, int threads) {
+    return LastJson(Run({o.tune, "bench", path, "--threads", std::to_string(threads), "--repeat",
+                         "3", "--min-repeat-ms", "20", "--json"},
+                        1800))["median_s"]
+        .get<double>();
+  };
+  std::map<std::string, std::string> artifacts = {{"tuned", (dir / "tuned.kiln").string()},
+                                                  {"untuned", (dir / "untuned.kiln").string()}};
+  compile("untuned", artifacts.at("untuned"));
+
+  // Time to beat ONNX Runtime: its latency once, then the untuned model (the default
+  // schedules, no tuning at all), then tuning in stages (a quarter, a quarter, a half of the
+  // budget, each `tune run` starting from the database the one before filled), the model
+  // compiled and timed after each. minutes_to_beat_ort is the tuning time until Kiln was first
+  // faster at 1 and at 2 threads (0: untuned already; null: not within the budget).
+  std::map<int, double> ort_reference;
+  for (int threads : {1, 2}) ort_reference[threads] = ort_bench(threads)["latency_s"].get<double>();
+  auto beats_ort = [&](const std::string& path) {
+    return quick_bench(path, 1) < ort_reference[1] && quick_bench(path, 2) < ort_reference[2];
+  };
+  json minutes_to_beat_ort = nullptr;
+  if (beats_ort(artifacts.at("untuned"))) minutes_to_beat_ort = 0.0;
+  double tune_s = 0;
+  json tuned_compile, stages = json::array();
+  int64_t done = 0;
+  for (double share : {0.25, 0.5, 1.0}) {
+    if (done >= trials) break;
+    int64_t stage = std::max<int64_t>(1, static_cast<int64_t>(trials * share) - done);
+    Note(m.name + ": tuning, " + std::to_string(stage) + " trials (" +
+         std::to_string(done + stage) + " of " + std::to_string(trials) + ")");
+    auto stage_start = std::chrono::steady_clock::now();
+    Run(WithDims({o.tune, "run", m.path, "--trials", std::to_string(stage), "--db", db,
+                  "--cache-dir", cache, "--json"},
+                 m),
+        3600);
+    tune_s += Seconds(stage_start);
+    done += stage;
+    tuned_compile = compile("tuned", artifacts.at("tuned"));
+    bool beaten = beats_ort(artifacts.at("tuned"));
+    stages.push_back({{"trials", done}, {"tune_s", tune_s}, {"faster_than_ort", beaten}});
+    if (beaten && minutes_to_beat_ort.is_null()) minutes_to_beat_ort = tune_s / 60;
   }
 
   auto kiln_bench = [&](const std::string& kind, int threads) {
@@ -175,12 +216,6 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
     // An untuned model can take seconds a run: fewer, shorter repeats.
     if (kind == "untuned") argv.insert(argv.end(), {"--repeat", "3", "--min-repeat-ms", "0"});
     return LastJson(Run(argv, 1800));
-  };
-  auto ort_bench = [&](int threads) {
-    Note(m.name + ": ONNX Runtime at " + std::to_string(threads) + " thread(s)");
-    return LastJson(Run({o.python, std::string(KILN_SOURCE_DIR) + "/bench/ort_latency.py", m.path,
-                         "--input", m.ort_input, "--threads", std::to_string(threads)},
-                        600));
   };
   json untuned;  // untuned[threads] = tune bench's JSON
   for (int threads : {1, 2}) untuned[std::to_string(threads)] = kiln_bench("untuned", threads);
@@ -207,7 +242,9 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
       {"ort_over_kiln_rounds", {{"1t", ratios[1]}, {"2t", ratios[2]}}},
       {"untuned_over_tuned", untuned_2t / tuned_2t},
       {"untuned_over_tuned_1t", untuned_1t / tuned_1t},
-      {"trials", tuned_run.value("total_trials", trials)},
+      {"trials", done},
+      {"minutes_to_beat_ort", minutes_to_beat_ort},
+      {"tuning_stages", stages},
       {"peak_bytes", tuned_last["2"]["peak_bytes"]},
       {"ort_peak_bytes", ort_first["1"]["peak_bytes"]},
       {"kiln_tuned_s", {{"1t", tuned_1t}, {"2t", tuned_2t}}},
@@ -325,7 +362,7 @@ int Main(const Options& o) {
     }
   } else {
     std::cout << "model              trials  ORT/Kiln 1t  ORT/Kiln 2t  untuned/tuned  Kiln peak MB"
-                 "  ORT peak MB  library tasks\n";
+                 "  ORT peak MB  library tasks  minutes to beat ORT\n";
     for (const std::string& name : o.models) {
       json r = BenchModel(o, specs[name], work / name);
       out[name] = r;
@@ -335,7 +372,10 @@ int Main(const Options& o) {
                 << "        " << Fixed(r["untuned_over_tuned"], 2) << "          "
                 << Fixed(r["peak_bytes"].get<double>() / 1e6, 1) << "          "
                 << Fixed(r["ort_peak_bytes"].get<double>() / 1e6, 1) << "         "
-                << r["library_tasks"].get<int64_t>() << std::endl;
+                << r["library_tasks"].get<int64_t>() << "              "
+                << (r["minutes_to_beat_ort"].is_null() ? std::string("-")
+                                                       : Fixed(r["minutes_to_beat_ort"], 1))
+                << std::endl;
     }
   }
   out["config"] = {{"trials_scale", o.trials_scale},
