@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -264,6 +265,56 @@ int Preference(const Trace& trace) {
   return score;
 }
 
+// Iterations of a block's body: the product of the extents of the loops above it (nullopt
+// where one is symbolic).
+std::optional<int64_t> Iterations(const ScheduleState& state, const std::string& block) {
+  int index = state.FindBlock(block);
+  if (index < 0) return std::nullopt;
+  int64_t product = 1;
+  for (int loop : state.LoopsAbove(index)) {
+    std::optional<int64_t> extent = ir::AsConstInt(state.entry(loop).loop()->extent);
+    if (!extent) return std::nullopt;
+    product *= *extent;
+  }
+  return product;
+}
+
+// The blocks of the function below the root, last first.
+std::vector<std::string> BlocksLastFirst(const ScheduleState& state) {
+  std::vector<std::string> out;
+  for (size_t i = state.size(); i-- > 0;) {
+    const ir::BlockNode* block = state.entry(static_cast<int>(i)).block();
+    if (block && state.ScopeOf(static_cast<int>(i)) >= 0) out.push_back(block->name);
+  }
+  return out;
+}
+
+// Row fusion (softmax, layer norm): each block that has consumers, last first, computed at
+// the deepest loop of its consumer where it is not computed again (its iterations stay as
+// written): a row's maximum, exponentials and sum are made under the row loop of the output
+// that reads them, so a row is read while it is in cache instead of in one pass over the
+// tensor per stage. Nullopt when no block moves.
+std::optional<Schedule> RowFused(const Schedule& untiled) {
+  Schedule sch = untiled;
+  bool moved = false;
+  for (const std::string& name : BlocksLastFirst(sch.state())) {
+    std::optional<int64_t> as_written = Iterations(sch.state(), name);
+    if (!as_written) continue;
+    BlockRV block = sch.GetBlock(name);
+    for (int64_t d = sch.NumComputeLocations(block); d-- > 0;) {
+      Schedule probe = sch;
+      BlockRV b = probe.GetBlock(name);
+      probe.ComputeAt(b, probe.SampleComputeLocation(b, d), true);
+      if (Iterations(probe.state(), name) != as_written) continue;
+      sch.ComputeAt(block, sch.SampleComputeLocation(block, d), true);
+      moved = true;
+      break;
+    }
+  }
+  if (!moved) return std::nullopt;
+  return sch;
+}
+
 }  // namespace
 
 std::vector<Candidate> DefaultCpuSchedules(const ir::PrimFunc& workload,
@@ -319,7 +370,10 @@ std::vector<Candidate> DefaultCpuSchedules(const ir::PrimFunc& workload,
       MakeParallelVectorizeUnroll({.unroll_max_steps = {options.unroll_max_step}}));
   plain.mutators.clear();
   plain.Initialize(context);
-  for (const Schedule& sketch : plain.Sketches(context)) add(sketch.trace(), plain);
+  for (const Schedule& sketch : plain.Sketches(context)) {
+    add(sketch.trace(), plain);
+    if (std::optional<Schedule> fused = RowFused(sketch)) add(fused->trace(), plain);
+  }
   return out;
 }
 

@@ -25,10 +25,11 @@ struct DefaultScheduleOptions {
 
 // The default's variants, distinct, in this order: a convolution's channel-last layout sketch,
 // the register-tiled sketch reading its operands in place, the tiled sketch that packs an
-// operand through a cache (the better one for a transposed operand), and the untiled one (inlined
-// stages, the root's parallel / vectorize / unroll marks alone). Which is fastest depends on the
-// shapes and layouts: the compiler times them. Empty when none applies (a symbolic loop extent,
-// ...).
+// operand through a cache (the better one for a transposed operand), the untiled one (inlined
+// stages, the root's parallel / vectorize / unroll marks alone), and the untiled one with each
+// row's reductions computed under the loop of the row that reads them (softmax, layer norm: a
+// row is reduced while it is in cache). Which is fastest depends on the shapes and layouts: the
+// compiler times them. Empty when none applies (a symbolic loop extent, ...).
 std::vector<Candidate> DefaultCpuSchedules(const ir::PrimFunc& workload,
                                            const DefaultScheduleOptions& options);
 

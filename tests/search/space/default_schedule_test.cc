@@ -7,6 +7,8 @@
 
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "search/schedule/state.h"
+#include "tests/ir/zoo/zoo.h"
 #include "tests/search/test_funcs.h"
 
 namespace kiln::search {
@@ -126,6 +128,41 @@ TEST(DefaultScheduleTest, AConvolutionIsTiledOverChannelVectorsFirst) {
   EXPECT_NE(in_place.find("for yy_3_xx_3_fused in 14 vectorized\n"), std::string::npos) << in_place;
   for (size_t i = 0; i < all.size(); ++i) {
     EXPECT_EQ(testing::CompareNumerics(f, all[i].scheduled), "") << "variant " << i;
+  }
+}
+
+// Softmax and layer norm: one variant computes each row's reductions under the row loop of
+// the output that reads them, each exactly as often as written (no recomputation per column).
+TEST(DefaultScheduleTest, RowReductionsAreComputedUnderTheRowLoopThatReadsThem) {
+  for (const char* name : {"softmax", "layer_norm"}) {
+    ir::PrimFunc f = ir::zoo::ZooLookup(name).build();
+    std::vector<Candidate> all = DefaultCpuSchedules(f, TwoCores());
+    ASSERT_FALSE(all.empty()) << name;
+    const Candidate& fused = all.back();
+    // The last variant: the output's row loop holds every block (the reductions under it).
+    ScheduleState state(fused.scheduled);
+    int output = -1;
+    for (size_t i = 0; i < state.size(); ++i) {
+      const ir::BlockNode* b = state.entry(static_cast<int>(i)).block();
+      if (b && (b->name == "T_softmax_norm" || b->name == "T_layer_norm")) {
+        output = static_cast<int>(i);
+      }
+    }
+    ASSERT_GE(output, 0) << testing::Skeleton(fused.scheduled);
+    int row_loop = state.LoopsAbove(output).front();
+    size_t reductions_under_row = 0;
+    for (int b : state.BlocksUnder(row_loop)) {
+      for (const ir::IterVar& iv : state.entry(b).block()->iter_vars) {
+        if (iv.kind == ir::IterKind::kReduce) {
+          ++reductions_under_row;
+          break;
+        }
+      }
+    }
+    EXPECT_GE(reductions_under_row, 2u) << name << "\n" << testing::Skeleton(fused.scheduled);
+    for (size_t i = 0; i < all.size(); ++i) {
+      EXPECT_EQ(testing::CompareNumerics(f, all[i].scheduled), "") << name << " variant " << i;
+    }
   }
 }
 
