@@ -213,8 +213,10 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
     Note(m.name + ": timing " + kind + " at " + std::to_string(threads) + " thread(s)");
     std::vector<std::string> argv = {
         o.tune, "bench", artifacts.at(kind), "--threads", std::to_string(threads), "--json"};
-    // An untuned model can take seconds a run: fewer, shorter repeats.
-    if (kind == "untuned") argv.insert(argv.end(), {"--repeat", "3", "--min-repeat-ms", "0"});
+    // The untuned model (the default schedules) once, in fewer repeats of at least 20 ms each:
+    // a sub-millisecond model timed in single runs is noise (a 2-thread run of 4 ms for a
+    // model of 0.05 ms, when OpenMP's threads had just gone to sleep).
+    if (kind == "untuned") argv.insert(argv.end(), {"--repeat", "3", "--min-repeat-ms", "20"});
     return LastJson(Run(argv, 1800));
   };
   json untuned;  // untuned[threads] = tune bench's JSON
