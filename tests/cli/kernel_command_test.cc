@@ -111,6 +111,33 @@ TEST_F(KernelCommandTest, TraceIsReplayedAndEveryStageShown) {
   EXPECT_TRUE(out["build_cache_hit"].get<bool>()) << "the same source was built just before";
 }
 
+// --default-variant N schedules the kernel as an untuned model would run it: variant 0 is
+// tiled, the last untiled; a variant beyond the last, or with --trace, is refused.
+TEST_F(KernelCommandTest, DefaultVariantsAreShownCheckedAndTimed) {
+  std::string file = Write("mm.tir", kMatmul);
+  runtime::ProcessResult run = Tune(With(
+      {file, "--default-variant", "0", "--show", "scheduled", "--threads", "1"}, kQuickTiming));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  for (const char* part : {"(default schedule, variant 0)", "T.vectorized", "correctness  ok"}) {
+    EXPECT_NE(run.output.find(part), std::string::npos) << part << " in:\n" << run.output;
+  }
+  run = Tune(With({file, "--default-variant", "0", "--json"}, kQuickTiming));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  json out = LastJson(run);
+  EXPECT_EQ(out["correct"], true) << out.dump();
+  EXPECT_EQ(out["default_variant"], 0);
+  EXPECT_NE(out["hash"], out["scheduled_hash"]);
+
+  run = Tune({file, "--default-variant", "9", "--json"});
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("--default-variant 9: function mm has "), std::string::npos)
+      << run.output;
+  std::string trace = Write("empty_trace.json", "[[], []]");
+  run = Tune({file, "--default-variant", "0", "--trace", trace});
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("give one of them"), std::string::npos) << run.output;
+}
+
 TEST_F(KernelCommandTest, SymbolicShapesNeedTheirDims) {
   std::string file = Write("sym.tir", kSymbolic);
   runtime::ProcessResult run = Tune({file, "--json"});
