@@ -143,8 +143,17 @@ ModelTasks ExtractModelTasks(const std::string& name, const std::string& bytes,
       extracted = relax::transform::ExtractTasks(prepared, input.entry);
       if (options.keep_modules) s.module = std::move(prepared);
     } catch (const Error& e) {
-      if (bucket.dims.empty()) throw;
-      throw Error(e.kind(), "bucket " + bucket.Label() + ": " + e.what());
+      // A dim left to --default-dim may be what made the shapes disagree: say which.
+      std::string defaulted;
+      for (const auto& [dim, value] : out.defaulted) {
+        defaulted += (defaulted.empty() ? "" : ", ") + dim + "=" + std::to_string(value);
+      }
+      std::string hint = defaulted.empty()
+                             ? ""
+                             : " (the dims not given took the default value: " + defaulted +
+                                   "; give each its real value with --dim NAME=VALUE)";
+      if (bucket.dims.empty()) throw Error(e.kind(), e.what() + hint);
+      throw Error(e.kind(), "bucket " + bucket.Label() + ": " + e.what() + hint);
     }
     for (relax::transform::ExtractedTask& task : extracted) {
       std::set<std::string> left = TaskSymbolicDims(task.func);

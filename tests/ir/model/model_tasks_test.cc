@@ -121,6 +121,23 @@ TEST(ModelTasks, ErrorsNameTheDimTheFlagOrTheBucket) {
   EXPECT_NE(message.find("bucket n=3:"), std::string::npos) << message;
 }
 
+// A model whose shapes hold only at certain values of a dim the user did not give (an image
+// height exported as unknown): the error names the defaulted value and asks for --dim.
+TEST(ModelTasks, AnErrorAfterDefaultingADimNamesTheDefault) {
+  ModelBuilder b;
+  b.Input("x", {"n", "h"}).Output("y").InitInts("shape", {4, 48}, {2});
+  b.Node("Reshape", {"x", "shape"}, {"y"});
+  ModelTaskOptions options;
+  options.dims = {{"n", 4}};
+  std::string message =
+      ErrorOf([&] { ExtractModelTasks("r.onnx", b.Bytes(), options); }, ErrorKind::kType);
+  EXPECT_NE(message.find("the dims not given took the default value: h=128"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("--dim NAME=VALUE"), std::string::npos) << message;
+  options.dims["h"] = 48;
+  EXPECT_TRUE(ExtractModelTasks("r.onnx", b.Bytes(), options).defaulted.empty());
+}
+
 TEST(ModelTasks, RelaxModelsWithSymbolicDimsAreRefused) {
   std::string relax = R"(@I.ir_module
 class Module:
