@@ -95,11 +95,11 @@ std::vector<ModelSpec> Specs() {
       {"bert_layer", generated + "bert_layer/model.onnx", {"seq_len=128"}, "x=1,128,768", 64},
       {"resnet_stage", examples + "resnet_stage/model.onnx", {}, "x=1,64,56,56", 24},
       // Real exported models: a text recogniser (SVTR, PaddlePaddle export) on 2 lines of
-      // 48 x 160 pixels, and a sentence encoder (MiniLM-L3, PyTorch export) on 2 sentences of
-      // 64 tokens: models.json's middle shapes.
+      // 48 x 160 pixels (its height is exported unnamed, "x_dim2"), and a sentence encoder
+      // (MiniLM-L3, PyTorch export) on 2 sentences of 64 tokens: models.json's middle shapes.
       {"ppocr_v4_rec",
        real + "ppocr_v4_rec.onnx",
-       {"p2o_DynamicDimension_0=2", "p2o_DynamicDimension_1=160"},
+       {"p2o_DynamicDimension_0=2", "x_dim2=48", "p2o_DynamicDimension_1=160"},
        "",
        96,
        true,
