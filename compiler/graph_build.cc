@@ -89,7 +89,7 @@ struct TaskImpl {
   ChosenSchedule chosen;  // the database's best, or the workload as written (no record)
   size_t kernel_object = 0;
   std::optional<size_t> untuned_object;  // the workload as written, to time a record against
-  // No record: the default schedule's variants, each timed against the kernel so far.
+  // The default schedule's variants, each timed against the kernel so far.
   std::vector<ir::PrimFunc> default_schedules;
   std::vector<size_t> default_objects;
   std::optional<LibraryVariant> library;
@@ -157,7 +157,9 @@ class GraphBuilder {
       impl.chosen =
           ApplyBest(options_.db, tasks_[t].func, c.workload_hash, options_.target, device_key_);
       c.note = impl.chosen.note;
-      if (!impl.chosen.record && options_.default_schedules && HasStaticShapes(tasks_[t])) {
+      // The default schedule's variants are timed against a record too: a record found in a
+      // short tuning may be slower than a variant the search never measured.
+      if (options_.default_schedules && HasStaticShapes(tasks_[t])) {
         impl.default_schedules = PlanDefaultSchedules(tasks_[t]);
       }
       if (options_.library != LibraryPolicy::kNever) impl.library = PlanLibrary(tasks_[t], c);
@@ -338,12 +340,13 @@ class GraphBuilder {
     impl.kernel_object = *impl.untuned_object;
   }
 
-  // Each variant of the default schedule against the kernel so far (at first the loops as
-  // written): one that agrees with it and is faster becomes the kernel.
+  // Each variant of the default schedule against the kernel so far (the record's kernel, else
+  // the loops as written): one that agrees with it and is faster becomes the kernel, in place
+  // of the record too.
   void ChooseDefaultSchedule(TaskImpl& impl, const std::string& library,
                              const VariantTimingOptions& timing) {
     CompiledTask& c = Report(impl);
-    bool written = true;  // the kernel so far is the loops as written
+    bool written = !impl.chosen.record;  // the kernel so far is the loops as written
     for (size_t object : impl.default_objects) {
       TaskLowering as_default, as_current;
       as_default.kernel = 0;
@@ -352,16 +355,24 @@ class GraphBuilder {
           Task(impl), WrittenParams(Task(impl).func), as_default, as_current,
           {KernelOf(object, impl), KernelOf(impl.kernel_object, impl)}, library, timing);
       if (!measured.measured || !measured.agree) {
-        AddNote(impl,
-                "a default schedule not used: " +
-                    (measured.measured ? "it disagrees with the loops as written (max error " +
-                                             std::to_string(measured.max_error) + ")"
-                                       : measured.note));
+        AddNote(impl, "a default schedule not used: " +
+                          (measured.measured
+                               ? std::string("it disagrees with ") +
+                                     (written ? "the loops as written" : "the kernel so far") +
+                                     " (max error " + std::to_string(measured.max_error) + ")"
+                               : measured.note));
         continue;
       }
       if (written) c.written_s = measured.library_s;
       if (!c.default_s || measured.kernel_s < *c.default_s) c.default_s = measured.kernel_s;
       if (measured.kernel_s >= measured.library_s) continue;
+      if (impl.chosen.record) {
+        AddNote(impl, fmt::format("record {} not used: a default schedule is faster here ({:.2f} "
+                                  "us against {:.2f} us)",
+                                  impl.chosen.record->id, measured.kernel_s * 1e6,
+                                  measured.library_s * 1e6));
+        impl.chosen.record.reset();
+      }
       c.default_schedule = true;
       impl.kernel_object = object;
       written = false;

@@ -69,7 +69,9 @@ TEST_F(ApplyBestTest, TheCompiledModelUsesTheBestRecord) {
   int64_t best = AddRecord(tasks[0], trace, 1e-6);
   AddRecord(tasks[0], trace, 5e-7, "cpu-other");  // faster, but another device's
 
-  CompileReport report = Compile(module, "mlp", &db_);
+  // The default schedules off: this record (a split and a parallel loop) is slower than them.
+  CompileReport report =
+      Compile(module, "mlp", &db_, "cpu-test", LibraryPolicy::kNever, false, false);
   EXPECT_EQ(report.tuned, 1);
   ASSERT_EQ(report.tasks[0].record_id, best);
   EXPECT_DOUBLE_EQ(*report.tasks[0].latency_s, 1e-6);
@@ -83,6 +85,29 @@ TEST_F(ApplyBestTest, TheCompiledModelUsesTheBestRecord) {
   ChosenSchedule chosen =
       ApplyBest(&db_, tasks[0].func, ir::StructuralHashHex(tasks[0].func), "llvm", "cpu-test");
   EXPECT_FALSE(ir::StructuralEqual(chosen.scheduled, tasks[0].func));
+}
+
+// A record from a short tuning (a split and a parallel loop, no register tile) is timed
+// against the default schedule's variants, which the search never measured: the faster default
+// replaces it, and the report says so with both times.
+TEST_F(ApplyBestTest, ARecordSlowerThanADefaultScheduleIsNotUsed) {
+  ir::relax::IRModule module = testing::PreparedModel("mlp", {{"batch", 64}});
+  std::vector<ir::relax::transform::ExtractedTask> tasks =
+      ir::relax::transform::ExtractTasks(module, "main");
+  search::Schedule sch(tasks[0].func);
+  std::vector<search::LoopRV> loops = sch.GetLoops(sch.GetBlock(FirstLoopedBlock(tasks[0].func)));
+  sch.Parallel(sch.Split(loops[0], {std::nullopt, 4})[0]);
+  int64_t id = AddRecord(tasks[0], sch.trace().ToJSON().dump(), 1e-6);
+
+  CompileReport report = Compile(module, "mlp", &db_);
+  EXPECT_FALSE(report.tasks[0].record_id.has_value());
+  EXPECT_TRUE(report.tasks[0].default_schedule);
+  EXPECT_NE(report.tasks[0].note.find("record " + std::to_string(id) +
+                                      " not used: a default schedule is faster here"),
+            std::string::npos)
+      << report.tasks[0].note;
+  runtime::model::Executor executor = Load("mlp");
+  ExpectMatchesReference(executor, module, {{64, 64}}, 5);
 }
 
 TEST_F(ApplyBestTest, ARecordThatDoesNotReplayIsPassedOver) {
@@ -133,8 +158,10 @@ TEST_F(ApplyBestTest, ARecordSlowerThanTheUntunedKernelIsNotUsed) {
   EXPECT_FALSE(executor.artifact().manifest.tasks[t].record_id.has_value());
   ExpectMatchesReference(executor, module, {{1, 16, 64}}, 7);
 
-  // Without the comparison the record is used.
-  report = Compile(module, "transformer_block", &db_);
+  // Without the comparisons (with the loops as written and the default schedules) the record
+  // is used.
+  report =
+      Compile(module, "transformer_block", &db_, "cpu-test", LibraryPolicy::kNever, false, false);
   EXPECT_EQ(report.tasks[t].record_id, id);
   EXPECT_FALSE(report.tasks[t].untuned_s.has_value());
 }
