@@ -191,7 +191,8 @@ std::vector<TileRole> TileRoles(const std::vector<int>& factors,
 }
 
 // The sketch's trace with the default's decisions: each tile's inner factor by its role (the
-// rest outermost), the unroll step closest to `unroll_step`.
+// rest outermost, or for the rows at the second level), the unroll step closest to
+// `unroll_step`.
 Trace WithDefaultDecisions(const Trace& sketch, const ir::PrimFunc& workload, int64_t lanes,
                            int64_t unroll_step) {
   Trace trace = sketch;
