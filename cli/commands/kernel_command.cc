@@ -139,7 +139,8 @@ ir::PrimFunc ApplyTrace(const ir::PrimFunc& f, const std::string& path) {
   }
 }
 
-// The default CPU schedule's variant `index` of the function bound to `dims`.
+// The default CPU schedule's variant `index` of the function (a function with symbolic loop
+// extents has none).
 ir::PrimFunc DefaultVariant(const ir::PrimFunc& f, int index, int threads) {
   search::DefaultScheduleOptions options;
   options.num_cores =

@@ -1,9 +1,10 @@
 // The default CPU schedule: the "cpu" preset's tiled sketches with fixed decisions instead of
 // sampled ones (a register tile: the innermost spatial loop split by two vector registers of
 // lanes, the loop whose rows reuse the loaded vector by eight rows, the reduction by a
-// 32-step; a convolution's channel-last layout sketch by its own tile), and the untiled form
-// (auto-inline and the root's parallel / vectorize / unroll marks); the CPU postprocessors
-// rewrite the marks into loop kinds.
+// 32-step; a convolution's channel-last layout sketch by its own tile), the untiled form
+// (auto-inline and the root's parallel / vectorize / unroll marks) and the untiled form with
+// each stage under the row loop of the stage that reads it; the CPU postprocessors rewrite the
+// marks into loop kinds.
 #include "search/space/default_schedule.h"
 
 #include <algorithm>
