@@ -202,15 +202,16 @@ void Tuner::State::Setup() {
     if (strategies.back() && !task.hints.empty()) strategies.back()->AddHints(task.hints);
     untuned_hash.push_back(0);
     if (strategies.back() && options.seed_default_schedules && !IsGpuPreset(options.target)) {
+      // The first variant is the untuned kernel: where it is hinted (not already measured, a
+      // seed of a resumed tuning), its measurement in the first round is the untuned figure,
+      // not a second run of the same kernel.
       std::vector<Candidate> defaults = DefaultCpuCandidates(task.workload);
-      std::vector<Trace> traces;
-      for (const Candidate& c : defaults) traces.push_back(c.postprocessed);
-      int64_t hinted = strategies.back()->Stats().hinted;
-      strategies.back()->AddHints(traces);
-      // The first variant is the untuned kernel: its measurement in the first round is the
-      // untuned figure, not a second run of the same kernel.
-      if (!defaults.empty() && strategies.back()->Stats().hinted > hinted) {
-        untuned_hash.back() = ir::StructuralHash(defaults.front().scheduled);
+      for (size_t d = 0; d < defaults.size(); ++d) {
+        int64_t hinted = strategies.back()->Stats().hinted;
+        strategies.back()->AddHints({defaults[d].postprocessed});
+        if (d == 0 && strategies.back()->Stats().hinted > hinted) {
+          untuned_hash.back() = ir::StructuralHash(defaults[d].scheduled);
+        }
       }
     }
   }

@@ -285,6 +285,28 @@ TEST(EvolutionarySeeds, StoredRecordsSeedCleanlyAndAreNotProposedAgain) {
   EXPECT_EQ(report.tasks[0].best_trace->ToJSON(), seeds[0].trace.ToJSON());
 }
 
+// A resumed tuning whose seeds already hold the default's first variant does not measure it
+// again as a hint; the untuned kernel is then timed on its own, so the figure is still there.
+TEST_F(TunerTest, AResumedTuningStillTimesTheUntunedKernel) {
+  LocalMeasurer local(MeasureOptions());
+  RecordingMeasurer recording(local);
+  ir::PrimFunc matmul = testing::MakeMatmul(64, 64, 64);
+  std::optional<Candidate> untuned =
+      DefaultCpuSchedule(matmul, {.num_cores = 1, .vector_bytes = TunerOptions{}.vector_bytes});
+  ASSERT_TRUE(untuned.has_value());
+  TuneTask task{.name = "matmul",
+                .workload = matmul,
+                .weight = 1,
+                .flop = 2.0 * 64 * 64 * 64,
+                .seeds = {{untuned->postprocessed, 1e-3}}};
+  Tuner tuner({task}, SmallOptions(4), recording, CpuSpace(), nullptr);
+  TuneReport report = tuner.Run();
+  ASSERT_EQ(report.tasks.size(), 1u);
+  EXPECT_GT(report.tasks[0].untuned_seconds, 0) << report.tasks[0].untuned_error;
+  ExpectHonestMeasurements(recording);
+  EXPECT_EQ(recording.submitted_hashes.size(), 5u);  // the untuned kernel, then 4
+}
+
 TEST_F(TunerTest, TasksOfOneFamilyAreHandedEachOthersBestTraces) {
   // One matmul at two shapes, as two shape buckets give it, tuned at once (no staging): each
   // task's search is handed the other's best trace carried to its shape and measures it; a
