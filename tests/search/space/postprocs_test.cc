@@ -98,19 +98,18 @@ TEST(PostprocsTest, RewriteParallelVectorizeUnrollParallelizesOnlyRegionsWithEno
 // by a division inside one vector, so the 14 alone is vectorized and the rows stay a loop.
 TEST(PostprocsTest, RewriteParallelVectorizeUnrollFusesInnerLoopsOnlyIntoWholeRegisters) {
   auto rewrite = [](int64_t columns) {
-    Schedule sch(testing::MakeTwoStage(64, 4 * columns));
+    ir::PrimFunc f = testing::MakeTwoStage(64, 4 * columns);
+    Schedule sch(f);
     BlockRV b = sch.GetBlock("C");
-    std::vector<LoopRV> loops = sch.GetLoops(b);
-    sch.Split(loops[1], {std::nullopt, columns});
+    sch.Split(sch.GetLoops(b)[1], {std::nullopt, columns});
     std::vector<LoopRV> split = sch.GetLoops(b);
     sch.Reorder({split[1], split[0], split[2]});
-    // C's loops: j_0 (4), i (64), j_1 (columns); 64 * columns would overflow the budget.
-    std::vector<LoopRV> now = sch.GetLoops(b);
-    std::vector<LoopRV> rows = sch.Split(now[1], {std::nullopt, int64_t{4}});
-    (void)rows;
-    BlockRV root = sch.GetBlock("root");
-    sch.Annotate(root, kVectorizeAnnotation, int64_t{64});
+    // C's loops: j_0 (4), i (64), j_1 (columns); i split into 16 x 4 rows, so that the rows
+    // and the columns fit the vector budget together.
+    sch.Split(sch.GetLoops(b)[1], {std::nullopt, int64_t{4}});
+    sch.Annotate(sch.GetBlock("root"), kVectorizeAnnotation, int64_t{64});
     EXPECT_TRUE(RunPostproc(MakeRewriteParallelVectorizeUnroll(), sch));
+    EXPECT_EQ(CompareNumerics(f, sch.func()), "") << columns << " columns";
     return Skeleton(sch.func());
   };
   std::string whole = rewrite(16);
