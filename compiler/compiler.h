@@ -68,8 +68,8 @@ struct CompiledTask {
   // The record's kernel and the untuned one as timed at compile time (keep_faster_untuned).
   std::optional<double> tuned_s;
   std::optional<double> untuned_s;
-  // No record: the default schedule is the kernel (it was faster than the loops as written),
-  // and the two as timed at compile time.
+  // The default schedule is the kernel (it was faster than the kernel before it); with no
+  // record, the best default variant and the loops as written as timed in one run.
   bool default_schedule = false;
   std::optional<double> default_s;
   std::optional<double> written_s;

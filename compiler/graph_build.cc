@@ -340,43 +340,56 @@ class GraphBuilder {
     impl.kernel_object = *impl.untuned_object;
   }
 
-  // Each variant of the default schedule against the kernel so far (the record's kernel, else
-  // the loops as written): one that agrees with it and is faster becomes the kernel, in place
-  // of the record too.
+  // Each variant of the default schedule timed beside the kernel before defaults (the record's
+  // kernel, else the loops as written); the variant that agrees with it and is fastest relative
+  // to it in its own run becomes the kernel, in place of the record too. Ratios within one run
+  // stay honest on a busy machine where times from separate runs do not.
   void ChooseDefaultSchedule(TaskImpl& impl, const std::string& library,
                              const VariantTimingOptions& timing) {
     CompiledTask& c = Report(impl);
-    bool written = !impl.chosen.record;  // the kernel so far is the loops as written
+    const bool written = !impl.chosen.record;  // the kernel before defaults: the loops as written
+    const size_t baseline = impl.kernel_object;
+    std::optional<size_t> best;
+    double best_ratio = 0;
+    VariantTiming best_timing;
     for (size_t object : impl.default_objects) {
-      TaskLowering as_default, as_current;
+      TaskLowering as_default, as_baseline;
       as_default.kernel = 0;
-      as_current.kernel = 1;
+      as_baseline.kernel = 1;
       VariantTiming measured = TimeTaskVariants(
-          Task(impl), WrittenParams(Task(impl).func), as_default, as_current,
-          {KernelOf(object, impl), KernelOf(impl.kernel_object, impl)}, library, timing);
+          Task(impl), WrittenParams(Task(impl).func), as_default, as_baseline,
+          {KernelOf(object, impl), KernelOf(baseline, impl)}, library, timing);
       if (!measured.measured || !measured.agree) {
         AddNote(impl, "a default schedule not used: " +
                           (measured.measured
                                ? std::string("it disagrees with ") +
-                                     (written ? "the loops as written" : "the kernel so far") +
+                                     (written ? "the loops as written" : "the record's kernel") +
                                      " (max error " + std::to_string(measured.max_error) + ")"
                                : measured.note));
         continue;
       }
-      if (written) c.written_s = measured.library_s;
-      if (!c.default_s || measured.kernel_s < *c.default_s) c.default_s = measured.kernel_s;
-      if (measured.kernel_s >= measured.library_s) continue;
-      if (impl.chosen.record) {
-        AddNote(impl, fmt::format("record {} not used: a default schedule is faster here ({:.2f} "
-                                  "us against {:.2f} us)",
-                                  impl.chosen.record->id, measured.kernel_s * 1e6,
-                                  measured.library_s * 1e6));
-        impl.chosen.record.reset();
+      double ratio = measured.kernel_s / measured.library_s;
+      if (!best || ratio < best_ratio) {
+        best = object;
+        best_ratio = ratio;
+        best_timing = measured;
       }
-      c.default_schedule = true;
-      impl.kernel_object = object;
-      written = false;
     }
+    if (!best) return;
+    if (written) {
+      c.default_s = best_timing.kernel_s;
+      c.written_s = best_timing.library_s;
+    }
+    if (best_ratio >= 1) return;
+    if (impl.chosen.record) {
+      AddNote(impl, fmt::format("record {} not used: a default schedule is faster here ({:.2f} "
+                                "us against {:.2f} us)",
+                                impl.chosen.record->id, best_timing.kernel_s * 1e6,
+                                best_timing.library_s * 1e6));
+      impl.chosen.record.reset();
+    }
+    c.default_schedule = true;
+    impl.kernel_object = *best;
   }
 
   // A matmul's library call (and epilogue) against its kernel, by the library policy.
