@@ -356,9 +356,9 @@ class GraphBuilder {
       TaskLowering as_default, as_baseline;
       as_default.kernel = 0;
       as_baseline.kernel = 1;
-      VariantTiming measured = TimeTaskVariants(
-          Task(impl), WrittenParams(Task(impl).func), as_default, as_baseline,
-          {KernelOf(object, impl), KernelOf(baseline, impl)}, library, timing);
+      VariantTiming measured =
+          TimeTaskVariants(Task(impl), WrittenParams(Task(impl).func), as_default, as_baseline,
+                           {KernelOf(object, impl), KernelOf(baseline, impl)}, library, timing);
       if (!measured.measured || !measured.agree) {
         AddNote(impl, "a default schedule not used: " +
                           (measured.measured
