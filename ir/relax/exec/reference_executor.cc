@@ -32,8 +32,9 @@ struct Frame {
 
 class Evaluator {
  public:
-  Evaluator(const IRModule& module, const HostKernelRegistry& kernels)
-      : module_(module), kernels_(kernels) {}
+  Evaluator(const IRModule& module, const HostKernelRegistry& kernels,
+            const CallTIRHook* hook = nullptr)
+      : module_(module), kernels_(kernels), hook_(hook) {}
 
   Value RunFunction(const std::string& name, const std::vector<Value>& args, int depth) {
     const Function* f = module_.LookupFunction(name);
@@ -180,7 +181,13 @@ class Evaluator {
       std::vector<Value> inputs = Eval(call.args[1], frame, depth).fields();
       std::vector<int64_t> tir_vars;
       if (call.args.size() == 3) tir_vars = Eval(call.args[2], frame, depth).shape();
-      return RunCallTIR(module_, call, inputs, tir_vars, frame.shapes);
+      auto run_reference = [&] {
+        return RunCallTIR(module_, call, inputs, tir_vars, frame.shapes);
+      };
+      if (hook_ == nullptr) return run_reference();
+      CallTIRSite site{&call, call.args[0].as<GlobalVarNode>()->name, frame.function, frame.binding,
+                       call_tir_count_++};
+      return (*hook_)(site, inputs, tir_vars, frame.shapes, run_reference);
     }
     if (call.op == "call_dps_packed") return RunPacked(call, frame, depth);
     if (IsShapeOp(call.op)) return RunShapeOp(call, EvalList(call.args, frame, depth));
@@ -211,6 +218,8 @@ class Evaluator {
 
   const IRModule& module_;
   const HostKernelRegistry& kernels_;
+  const CallTIRHook* hook_;
+  int64_t call_tir_count_ = 0;
 };
 
 }  // namespace
@@ -221,6 +230,11 @@ ReferenceExecutor::ReferenceExecutor(IRModule module, const HostKernelRegistry* 
 
 Value ReferenceExecutor::Run(const std::string& function, const std::vector<Value>& args) const {
   return Evaluator(module_, *kernels_).RunFunction(function, args, 0);
+}
+
+Value ReferenceExecutor::Run(const std::string& function, const std::vector<Value>& args,
+                             const CallTIRHook& hook) const {
+  return Evaluator(module_, *kernels_, &hook).RunFunction(function, args, 0);
 }
 
 Value Run(const IRModule& module, const std::string& function, const std::vector<Value>& args) {

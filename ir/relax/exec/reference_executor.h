@@ -18,6 +18,8 @@
 // for a reference to something the module does not have.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,23 @@
 
 namespace kiln::ir::relax::exec {
 
+// One call_tir as the executor reaches it.
+struct CallTIRSite {
+  const CallNode* call = nullptr;
+  std::string prim_func;  // the PrimFunc it calls
+  std::string function;   // the Relax function it is in
+  std::string binding;    // the variable it binds
+  int64_t index = 0;      // call_tirs run before it in this run
+};
+
+// Runs a call_tir in the executor's place (validation carves and offloads calls through it):
+// `inputs` and `tir_vars` are as RunCallTIR takes them, `run_reference` runs the call on the
+// interpreter. The returned value must be what the call returns (a tensor, or a tuple of
+// tensors); the executor checks it against the binding's struct info.
+using CallTIRHook = std::function<Value(const CallTIRSite& site, const std::vector<Value>& inputs,
+                                        const std::vector<int64_t>& tir_vars, const ShapeEnv& env,
+                                        const std::function<Value()>& run_reference)>;
+
 class ReferenceExecutor {
  public:
   // `kernels` serves call_dps_packed; nullptr means HostKernelRegistry::Global().
@@ -35,6 +54,9 @@ class ReferenceExecutor {
 
   // Runs the Relax function `function` on `args` (one per parameter) and returns its result.
   Value Run(const std::string& function, const std::vector<Value>& args) const;
+  // The same, with every call_tir run through `hook`.
+  Value Run(const std::string& function, const std::vector<Value>& args,
+            const CallTIRHook& hook) const;
 
   const IRModule& module() const { return module_; }
 
