@@ -108,6 +108,7 @@ double CpuMeasurer::CutoffSeconds(uint64_t reference_key) {
 }
 
 std::shared_ptr<const Reference> CpuMeasurer::ReferenceOf(const MeasureCandidate& candidate) {
+  if (candidate.reference) return candidate.reference;
   return references_.Get(candidate.workload, candidate.dims, options_.input_seed);
 }
 
@@ -130,7 +131,7 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p,
   bool verified;
   {
     std::lock_guard<std::mutex> lock(verified_mutex_);
-    verified = verified_.count(verified_key) > 0;
+    verified = !candidate.reference && verified_.count(verified_key) > 0;
   }
 
   SandboxRequest request;
@@ -258,6 +259,7 @@ MeasureResult CpuMeasurer::Run(const MeasureCandidate& candidate, Prepared& p,
     }
   }
   CheckOutputs(expected, actual, measured, std::nullopt, names);
+  p.details.outputs = outcome.outputs;
   profile->check_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
   measured.reference = reference.source + "; compared every element of " + compared +

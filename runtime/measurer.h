@@ -31,6 +31,10 @@ struct MeasureCandidate {
   ir::PrimFunc scheduled;  // the candidate: the workload with a schedule applied
   // Values of the workload's symbolic dimensions and scalar parameters, by name.
   std::map<std::string, int64_t> dims = {};
+  // Given inputs and expected values (a validation's carved call, validate/replay.h) instead
+  // of the seeded random inputs and the interpreter's outputs; its key must be unique to its
+  // contents. The outputs are always dumped and compared, never taken as matched before.
+  std::shared_ptr<const Reference> reference = nullptr;
 };
 
 struct MeasureOptions {
@@ -74,6 +78,9 @@ struct MeasureDetails {
   uint64_t build_key = 0;
   std::shared_ptr<const Reference> reference;
   double generate_seconds = 0;  // lowering and emitting
+  // Every tensor parameter's value after the run that was checked, by parameter index; empty
+  // when the outputs were not dumped (a build already matched this reference).
+  std::map<int, ir::HostTensor> outputs;
 };
 
 class Measurer {

@@ -161,7 +161,9 @@ MeasureResult GpuMeasurer::MeasureImpl(const MeasureCandidate& candidate, Measur
              "a measure candidate needs both the workload and the scheduled function");
   MeasureDetails local;
   MeasureDetails& d = details ? *details : local;
-  d.reference = references_.Get(candidate.workload, candidate.dims, options_.input_seed);
+  d.reference = candidate.reference
+                    ? candidate.reference
+                    : references_.Get(candidate.workload, candidate.dims, options_.input_seed);
   const Reference& reference = *d.reference;
   std::string mismatch = ParameterMismatch(candidate.scheduled, reference, candidate.dims);
   if (!mismatch.empty()) return FailedResult(MeasureErrorKind::kWrongResult, mismatch);
@@ -338,6 +340,7 @@ MeasureResult GpuMeasurer::MeasureImpl(const MeasureCandidate& candidate, Measur
     }
   }
   CheckOutputs(expected, actual, measured, std::nullopt, names);
+  d.outputs = std::move(outputs);
   measured.reference = reference.source + "; compared every element of " + compared +
                        " and checked the inputs are unchanged (" + device_.key + ")";
   if (!measured.ok()) {
