@@ -21,6 +21,7 @@ runtime::Measurer& BatchRunner::MeasurerFor(const schemas::MeasureSettings& sett
     m.cache_dir = options_.cache_dir;
     m.build_jobs = options_.build_jobs;
     measurer_ = runtime::CreateMeasurer(options_.device_kind, m);
+    if (options_.fault) measurer_ = runtime::WithFault(std::move(measurer_), *options_.fault);
     measurer_settings_ = settings;
   }
   return *measurer_;

@@ -9,9 +9,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ir/function.h"
+#include "runtime/fault_injection.h"
 #include "runtime/measurer.h"
 #include "schemas/messages.h"
 
@@ -23,6 +25,8 @@ struct BatchRunnerOptions {
   std::string cache_dir = {};  // empty: the runtime's default
   int build_jobs = 1;
   size_t max_cached_workloads = 1024;
+  // Broken results for matching tasks, for testing validation (runtime/fault_injection.h).
+  std::optional<runtime::FaultSpec> fault = std::nullopt;
 };
 
 class BatchRunner {

@@ -51,6 +51,12 @@ int main(int argc, char** argv) {
   app.add_option("--cache-dir", cache_dir, "builds and references (default ~/.cache/kiln)");
   app.add_option("--keys", keys, "CurveZMQ keys: DIR/worker.key and DIR/coordinator.pub");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off");
+  std::string fault;
+  std::string fault_task = "*";
+  app.add_option("--fault", fault,
+                 "for testing validation only: break the results of matching tasks: wrong, nan, "
+                 "drift, crash or hang");
+  app.add_option("--fault-task", fault_task, "the tasks --fault breaks (a glob, default *)");
   std::string log_format = "text";
   app.add_option("--log-format", log_format, "text, or json: one JSON object per log line")
       ->check(CLI::IsMember({"text", "json"}));
@@ -74,9 +80,20 @@ int main(int argc, char** argv) {
     if (app.count("--target") == 0) target = probed.target;
     if (build_jobs <= 0)
       build_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::optional<kiln::runtime::FaultSpec> fault_spec;
+    if (!fault.empty()) {
+      std::optional<kiln::runtime::FaultKind> kind = kiln::runtime::ParseFaultKind(fault);
+      KILN_CHECK(kind.has_value(), kiln::ErrorKind::kParse,
+                 "--fault " + fault + ": wrong, nan, drift, crash or hang expected");
+      fault_spec = kiln::runtime::FaultSpec{*kind, fault_task};
+      KILN_LOG_WARN("kiln-worker {}: {}", id, kiln::runtime::DescribeFault(*fault_spec));
+    }
 
-    kiln::worker::BatchRunner runner(
-        {.device_kind = device, .worker_id = id, .cache_dir = cache_dir, .build_jobs = build_jobs});
+    kiln::worker::BatchRunner runner({.device_kind = device,
+                                      .worker_id = id,
+                                      .cache_dir = cache_dir,
+                                      .build_jobs = build_jobs,
+                                      .fault = fault_spec});
     kiln::worker::WorkerClientOptions options;
     options.coordinator = coordinator;
     options.info = kiln::worker::MakeRegistration({.worker_id = id,
@@ -86,6 +103,9 @@ int main(int argc, char** argv) {
                                                    .build_jobs = build_jobs,
                                                    .hostname = host});
     kiln::worker::AddDeviceFacts(probed, options.info);
+    if (fault_spec) {
+      options.info.hardware += " [" + kiln::runtime::DescribeFault(*fault_spec) + "]";
+    }
     if (!keys.empty()) {
       kiln::schemas::CurveKeyPair own = kiln::schemas::ReadCurveKeyFile(keys + "/worker.key");
       KILN_CHECK(!own.secret_key.empty(), kiln::ErrorKind::kParse,

@@ -1,0 +1,253 @@
+// `tune validate MODEL --target T [--dim NAME=V] [--input NAME=FILE.npy] [--mode M]
+// [--rtol DTYPE=V] [--atol DTYPE=V] [--carve-dir DIR] [-o report.html] [--json]`: validates a
+// model on a device the TapML way (validate/validation.h): the model carved on the reference
+// interpreter, every kernel call replayed on the device, the model offloaded call by call to
+// the first call that makes it disagree.
+//
+// Exit codes: 0 the device agrees; 1 something disagrees (or the device failed a kernel);
+// 2 the model, an input or the options were unusable.
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands/command_util.h"
+#include "cli/commands/commands.h"
+#include "cli/report/validation_html.h"
+#include "ir/model/model_tasks.h"
+#include "ir/relax/struct_info.h"
+#include "runtime/file_util.h"
+#include "runtime/model/npy.h"
+#include "validate/report.h"
+#include "validate/validation.h"
+
+namespace kiln::cli {
+namespace {
+
+using nlohmann::json;
+
+struct ValidateCommandOptions {
+  std::string model;
+  std::string target = "llvm";
+  std::string reference = "interp";
+  std::string coordinator;
+  std::vector<std::string> dims;
+  int64_t default_dim = 128;
+  std::string func;
+  std::vector<std::string> inputs;
+  uint64_t seed = 1;
+  std::string mode = "both";
+  std::vector<std::string> rtol, atol;
+  std::string carve_dir;
+  double carve_cap_mb = 256;
+  std::string html;
+  std::string report_json;
+  int threads = 0;
+  std::string cache_dir;
+  std::string fault;
+  std::string fault_task = "*";
+  bool json = false;
+};
+
+// The entry's parameters: name, dtype and concrete shape (every dim bound in the prepared
+// module).
+struct EntryParam {
+  std::string name;
+  ir::DataType dtype;
+  std::vector<int64_t> shape;
+};
+
+std::vector<EntryParam> EntryParams(const ir::relax::IRModule& module, const std::string& entry) {
+  const ir::relax::Function* f = module.LookupFunction(entry);
+  KILN_CHECK(f != nullptr, ErrorKind::kInvalidIR, "no entry function " + entry);
+  std::vector<EntryParam> out;
+  for (const ir::relax::Var& p : (*f)->params) {
+    const auto* t = p.struct_info().as<ir::relax::TensorStructInfoNode>();
+    KILN_CHECK(t != nullptr && t->shape && !t->unknown_dtype(), ErrorKind::kUnsupported,
+               "input " + p.name() + ": a tensor of known dtype and shape expected, got " +
+                   p.struct_info().ToString());
+    EntryParam e{p.name(), t->dtype, {}};
+    for (const ir::relax::PrimExpr& d : *t->shape) {
+      std::optional<int64_t> v = ir::AsConstInt(d);
+      KILN_CHECK(v.has_value(), ErrorKind::kUnsupported,
+                 "input " + p.name() + ": dim " + ir::relax::DimToString(d) +
+                     " is symbolic; bind it with --dim NAME=VALUE");
+      e.shape.push_back(*v);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// The model's inputs: from --input NAME=FILE.npy where given, else seeded random values
+// (floats in [-1, 1), integers in [0, 1]).
+std::vector<ir::HostTensor> ModelInputs(const std::vector<EntryParam>& params,
+                                        const std::vector<std::string>& options, uint64_t seed) {
+  std::map<std::string, std::string> files;
+  for (const std::string& o : options) {
+    size_t eq = o.find('=');
+    KILN_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < o.size(), ErrorKind::kParse,
+               "--input " + o + ": NAME=FILE.npy expected");
+    bool known = false;
+    for (const EntryParam& p : params) known |= p.name == o.substr(0, eq);
+    KILN_CHECK(known, ErrorKind::kParse,
+               "--input " + o + ": the model has no input " + o.substr(0, eq));
+    KILN_CHECK(files.emplace(o.substr(0, eq), o.substr(eq + 1)).second, ErrorKind::kParse,
+               "--input " + o + ": given twice");
+  }
+  std::vector<ir::HostTensor> out;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const EntryParam& p = params[i];
+    auto it = files.find(p.name);
+    if (it == files.end()) {
+      bool is_int = !p.dtype.is_float();
+      out.push_back(ir::HostTensor::Random(p.dtype, p.shape, seed + i, is_int ? 0 : -1, 1));
+      continue;
+    }
+    ir::HostTensor t = runtime::model::ReadNpy(it->second);
+    KILN_CHECK(t.dtype() == p.dtype && t.shape() == p.shape, ErrorKind::kParse,
+               "--input " + p.name + "=" + it->second + ": " + t.Describe() + ", expected " +
+                   ir::HostTensor(p.dtype, p.shape).Describe());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+int Run(const ValidateCommandOptions& o) {
+  validate::ValidateOptions options;
+  std::optional<runtime::FaultSpec> fault;
+  ir::relax::IRModule module;
+  std::string entry;
+  std::vector<ir::HostTensor> inputs;
+  std::string note;
+  try {
+    KILN_CHECK(o.coordinator.empty(), ErrorKind::kUnsupported,
+               "--coordinator: validation runs the device in this process for now; run tune "
+               "validate on the machine that has the device");
+    KILN_CHECK(o.reference == "interp" || o.reference == "llvm", ErrorKind::kParse,
+               "--reference " + o.reference +
+                   ": interp (the TensorIR interpreter) or llvm (the loops as written, built "
+                   "for this CPU) expected");
+    std::error_code ec;
+    KILN_CHECK(!std::filesystem::is_directory(o.model, ec), ErrorKind::kUnsupported,
+               o.model + " is a directory: validate the model it was compiled from (ONNX or "
+                         "Relax text); an artifact holds no TensorIR to run elsewhere");
+    std::optional<validate::Mode> mode = validate::ParseMode(o.mode);
+    KILN_CHECK(mode.has_value(), ErrorKind::kParse,
+               "--mode " + o.mode + ": replay, offload or both expected");
+    options.mode = *mode;
+    validate::Tolerances::Parse(o.rtol, "--rtol", options.tolerances.rtol);
+    validate::Tolerances::Parse(o.atol, "--atol", options.tolerances.atol);
+    options.carve_cap_bytes = static_cast<uint64_t>(o.carve_cap_mb * (1 << 20));
+    if (!o.fault.empty()) {
+      std::optional<runtime::FaultKind> kind = runtime::ParseFaultKind(o.fault);
+      KILN_CHECK(kind.has_value(), ErrorKind::kParse,
+                 "--fault " + o.fault + ": wrong, nan, drift, crash or hang expected");
+      fault = runtime::FaultSpec{*kind, o.fault_task};
+    }
+    ir::model::ModelTaskOptions m;
+    m.dims = ParseDims(o.dims);
+    m.default_dim = o.default_dim;
+    m.func = o.func;
+    m.keep_modules = true;
+    ir::model::ModelTasks tasks = ir::model::ExtractModelTasks(o.model, ReadFile(o.model), m);
+    module = tasks.buckets.at(0).module;
+    entry = tasks.entry;
+    if (!tasks.defaulted.empty()) {
+      note = "symbolic dims bound to " + tasks.DefaultedText() + " (--dim NAME=VALUE to choose)";
+    }
+    inputs = ModelInputs(EntryParams(module, entry), o.inputs, o.seed);
+    options.carve_dir = o.carve_dir;
+    if (options.carve_dir.empty()) {
+      options.carve_dir =
+          std::filesystem::path(o.model).filename().string() + ".carve";
+    }
+  } catch (const Error& e) {
+    throw InputError{e};
+  }
+  if (!note.empty()) std::cerr << "tune validate: " << note << "\n";
+  if (fault) std::cerr << "tune validate: " << runtime::DescribeFault(*fault) << "\n";
+
+  std::unique_ptr<validate::TargetDevice> device, reference;
+  try {
+    validate::TargetOptions target;
+    target.target = o.target;
+    target.cache_dir = o.cache_dir;
+    target.threads = o.threads;
+    target.fault = fault;
+    device = std::make_unique<validate::TargetDevice>(target);
+  } catch (const Error& e) {
+    throw InputError{Error(e.kind(), "--target " + o.target + ": " + e.what())};
+  }
+  if (o.reference == "llvm") {
+    validate::TargetOptions trusted;
+    trusted.cache_dir = o.cache_dir;
+    trusted.threads = o.threads;
+    trusted.loops_as_written = true;
+    reference = std::make_unique<validate::TargetDevice>(trusted);
+    options.reference = reference.get();
+  }
+  validate::ValidationReport report =
+      validate::Validate(module, entry, o.model, inputs, *device, options);
+  std::cout << validate::SummaryText(report);
+  if (!o.html.empty()) {
+    runtime::WriteFileAtomically(o.html, cli::report::RenderValidationHtml(report));
+    std::cout << "wrote " << o.html << "\n";
+  }
+  if (!o.report_json.empty()) {
+    runtime::WriteFileAtomically(o.report_json, validate::ReportToJson(report).dump(1) + "\n");
+    std::cout << "wrote " << o.report_json << "\n";
+  }
+  if (o.json) std::cout << validate::SummaryJson(report).dump() << "\n";
+  return report.ok() ? 0 : 1;
+}
+
+}  // namespace
+
+Command RegisterValidateCommand(CLI::App& parent) {
+  auto o = std::make_shared<ValidateCommandOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "validate",
+      "Validate a model on a device: carve every kernel call on the reference, replay each on "
+      "the device, offload the model call by call to the first that makes it disagree");
+  app->add_option("model", o->model, "an ONNX file or a Relax TVMScript module")->required();
+  app->add_option("--target", o->target,
+                  "the device's codegen target: llvm or c (this CPU), opencl, vulkan, cuda");
+  app->add_option("--reference", o->reference,
+                  "the trusted device: interp (the TensorIR interpreter, default) or llvm (the "
+                  "loops as written built for this CPU: much faster on large models)");
+  app->add_option("--coordinator", o->coordinator,
+                  "a coordinator whose worker has the device (not yet: the device runs here)");
+  app->add_option("--dim", o->dims, "bind a named dimension of the model's inputs, NAME=VALUE");
+  app->add_option("--default-dim", o->default_dim, "value of symbolic dims not bound by --dim")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--func", o->func, "the Relax function that is the model");
+  app->add_option("--input", o->inputs,
+                  "an input's values, NAME=FILE.npy (default: seeded random values)");
+  app->add_option("--seed", o->seed, "seed of the random inputs");
+  app->add_option("--mode", o->mode, "replay, offload or both (default)");
+  app->add_option("--rtol", o->rtol,
+                  "relative tolerance of a dtype, DTYPE=VALUE (default: float32 1e-4, float16 "
+                  "1e-2, bfloat16 2e-2, integers exact)");
+  app->add_option("--atol", o->atol,
+                  "absolute tolerance of a dtype, DTYPE=VALUE (default: the dtype's, raised to "
+                  "rtol / 10 of the largest expected magnitude)");
+  app->add_option("--carve-dir", o->carve_dir,
+                  "where the carve is kept and reused (default MODEL_FILE.carve here)");
+  app->add_option("--carve-cap-mb", o->carve_cap_mb,
+                  "tensors above this are kept by digest only (their calls are not replayed)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("-o,--output", o->html, "write the report as an HTML page");
+  app->add_option("--report-json", o->report_json, "write the whole report as JSON");
+  app->add_option("--threads", o->threads, "a CPU kernel's threads (0: every core)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--cache-dir", o->cache_dir, "build cache (default ~/.cache/kiln)");
+  app->add_option("--fault", o->fault,
+                  "for testing validation only: break the device's results for matching "
+                  "tasks: wrong, nan, drift, crash or hang");
+  app->add_option("--fault-task", o->fault_task, "the tasks --fault breaks (a glob, default *)");
+  app->add_flag("--json", o->json, "print one JSON object on the last line");
+  return {app, [o]() { return ExitTwoOnInputError([&] { return Run(*o); }); }};
+}
+
+}  // namespace kiln::cli
