@@ -56,9 +56,9 @@ TensorRef RefFromJson(const json& j, const std::string& where) {
   } catch (const Error& e) {
     throw Error(ErrorKind::kParse, where + ": " + e.what());
   }
-  KILN_CHECK(r.digest.size() == 16 && r.digest.find_first_not_of("0123456789abcdef") ==
-                                          std::string::npos,
-             ErrorKind::kParse, where + ".digest: 16 hex digits expected");
+  KILN_CHECK(
+      r.digest.size() == 16 && r.digest.find_first_not_of("0123456789abcdef") == std::string::npos,
+      ErrorKind::kParse, where + ".digest: 16 hex digits expected");
   for (int64_t d : r.shape) {
     KILN_CHECK(d >= 0, ErrorKind::kParse, where + ".shape: a negative dim");
   }

@@ -84,9 +84,10 @@ class OffloadRunner {
       for (size_t i = 0; i < expected.size() && i < outputs.size(); ++i) {
         TensorDiff d = Diff(expected[i], outputs[i], tolerances_.For(expected[i]));
         if (!d.ok) {
-          disagree(site.index, carved.task + " (call " + std::to_string(site.index) +
-                                   (site.index < run.offloaded ? ", on the device" : ", reference") +
-                                   ") output " + std::to_string(i) + ": " + d.Summary());
+          disagree(site.index,
+                   carved.task + " (call " + std::to_string(site.index) +
+                       (site.index < run.offloaded ? ", on the device" : ", reference") +
+                       ") output " + std::to_string(i) + ": " + d.Summary());
         }
       }
       return Pack(std::move(outputs));
@@ -140,8 +141,7 @@ class OffloadRunner {
 
 OffloadReport Offload(const ir::relax::IRModule& module, const Carve& carve,
                       const TensorStore& store, const std::vector<ir::HostTensor>& inputs,
-                      TargetDevice& device, const Tolerances& tolerances,
-                      TargetDevice* reference) {
+                      TargetDevice& device, const Tolerances& tolerances, TargetDevice* reference) {
   OffloadReport report;
   report.calls = static_cast<int64_t>(carve.calls.size());
   auto start = std::chrono::steady_clock::now();
@@ -174,8 +174,7 @@ OffloadReport Offload(const ir::relax::IRModule& module, const Carve& carve,
     report.first_bad_task = bad.task;
     report.first_bad_prim_func = bad.prim_func;
   }
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 

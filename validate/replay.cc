@@ -21,8 +21,8 @@ KernelFinding JudgeOutputs(const CarvedCall& call, const std::vector<ir::HostTen
   f.reference_seconds = call.reference_seconds;
   if (expected.size() != actual.size()) {
     f.status = "mismatch";
-    f.message = "the device returned " + std::to_string(actual.size()) + " outputs, the reference " +
-                std::to_string(expected.size());
+    f.message = "the device returned " + std::to_string(actual.size()) +
+                " outputs, the reference " + std::to_string(expected.size());
     return f;
   }
   double worst = -1;
@@ -43,8 +43,8 @@ KernelFinding JudgeOutputs(const CarvedCall& call, const std::vector<ir::HostTen
   return f;
 }
 
-ReplayReport Replay(const ir::relax::IRModule& module, const Carve& carve,
-                    const TensorStore& store, TargetDevice& device, const Tolerances& tolerances) {
+ReplayReport Replay(const ir::relax::IRModule& module, const Carve& carve, const TensorStore& store,
+                    TargetDevice& device, const Tolerances& tolerances) {
   ReplayReport report;
   auto start = std::chrono::steady_clock::now();
   std::map<std::string, KernelFinding> done;  // by function and input digests
@@ -111,8 +111,7 @@ ReplayReport Replay(const ir::relax::IRModule& module, const Carve& carve,
     report.calls.push_back(f);
     report.failed += !f.ok();
   }
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 

@@ -50,11 +50,10 @@ struct ReplayReport {
 
 // The finding of one call from its outputs on the device (`outputs`) against the carve's.
 KernelFinding JudgeOutputs(const CarvedCall& call, const std::vector<ir::HostTensor>& expected,
-                           const std::vector<ir::HostTensor>& actual,
-                           const Tolerances& tolerances);
+                           const std::vector<ir::HostTensor>& actual, const Tolerances& tolerances);
 
 // `module` is the prepared module the carve was made from (its PrimFuncs are the workloads).
-ReplayReport Replay(const ir::relax::IRModule& module, const Carve& carve,
-                    const TensorStore& store, TargetDevice& device, const Tolerances& tolerances);
+ReplayReport Replay(const ir::relax::IRModule& module, const Carve& carve, const TensorStore& store,
+                    TargetDevice& device, const Tolerances& tolerances);
 
 }  // namespace kiln::validate

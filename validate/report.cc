@@ -64,12 +64,12 @@ json CarveToJson(const ValidationReport& r) {
 json OffloadToJson(const OffloadReport& o) {
   json runs = json::array();
   for (const OffloadRun& r : o.runs) {
-    runs.push_back({{"offloaded", r.offloaded},
-                    {"agrees", r.agrees},
-                    {"first_disagreeing_call",
-                     r.first_disagreeing ? json(*r.first_disagreeing) : json()},
-                    {"what", r.what},
-                    {"seconds", r.seconds}});
+    runs.push_back(
+        {{"offloaded", r.offloaded},
+         {"agrees", r.agrees},
+         {"first_disagreeing_call", r.first_disagreeing ? json(*r.first_disagreeing) : json()},
+         {"what", r.what},
+         {"seconds", r.seconds}});
   }
   return {{"ok", o.ok},
           {"calls", o.calls},

@@ -118,9 +118,10 @@ const std::pair<ir::PrimFunc, std::string>& TargetDevice::Scheduled(const ir::Pr
       // The trusted build: nothing to schedule.
     } else if (device_kind_ == "cpu") {
       search::DefaultScheduleOptions defaults;
-      defaults.num_cores = options_.threads > 0
-                               ? options_.threads
-                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      defaults.num_cores =
+          options_.threads > 0
+              ? options_.threads
+              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
       defaults.vector_bytes = runtime::HostVectorBytes();
       if (std::optional<search::Candidate> c = search::DefaultCpuSchedule(workload, defaults)) {
         s = {c->scheduled, "default cpu schedule"};

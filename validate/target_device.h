@@ -85,8 +85,7 @@ class TargetDevice {
   // kernel is then timed); otherwise the kernel is run and dumped, its time not kept.
   TargetRun Run(const ir::PrimFunc& workload, const std::map<std::string, int64_t>& bound,
                 const std::vector<CallValue>& inputs, const std::vector<ir::HostTensor>& outputs,
-                const std::vector<int64_t>& tir_vars,
-                const std::vector<ir::HostTensor>* expected);
+                const std::vector<int64_t>& tir_vars, const std::vector<ir::HostTensor>* expected);
 
  private:
   const std::pair<ir::PrimFunc, std::string>& Scheduled(const ir::PrimFunc& workload);

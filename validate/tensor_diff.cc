@@ -35,8 +35,7 @@ void Tolerances::Parse(const std::vector<std::string>& options, const std::strin
       used = 0;
     }
     KILN_CHECK(used > 0 && used == o.size() - eq - 1 && value >= 0 && std::isfinite(value),
-               ErrorKind::kParse,
-               flag + " " + o + ": a number at least 0 expected after '='");
+               ErrorKind::kParse, flag + " " + o + ": a number at least 0 expected after '='");
     into[parsed->ToString()] = value;
   }
 }

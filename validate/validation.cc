@@ -70,11 +70,10 @@ ValidationReport Validate(const ir::relax::IRModule& module, const std::string& 
     report.replay = Replay(module, report.carve, store, device, options.tolerances);
   }
   if (options.mode != Mode::kReplay) {
-    report.offload = Offload(module, report.carve, store, inputs, device, options.tolerances,
-                             options.reference);
+    report.offload =
+        Offload(module, report.carve, store, inputs, device, options.tolerances, options.reference);
   }
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 
