@@ -28,5 +28,6 @@ Command RegisterCompileCommand(CLI::App& parent);
 Command RegisterBenchCommand(CLI::App& parent);
 Command RegisterInferCommand(CLI::App& parent);
 Command RegisterReportCommand(CLI::App& parent);
+Command RegisterValidateCommand(CLI::App& parent);
 
 }  // namespace kiln::cli

@@ -130,8 +130,9 @@ int Run(const ValidateCommandOptions& o) {
                    "for this CPU) expected");
     std::error_code ec;
     KILN_CHECK(!std::filesystem::is_directory(o.model, ec), ErrorKind::kUnsupported,
-               o.model + " is a directory: validate the model it was compiled from (ONNX or "
-                         "Relax text); an artifact holds no TensorIR to run elsewhere");
+               o.model +
+                   " is a directory: validate the model it was compiled from (ONNX or "
+                   "Relax text); an artifact holds no TensorIR to run elsewhere");
     std::optional<validate::Mode> mode = validate::ParseMode(o.mode);
     KILN_CHECK(mode.has_value(), ErrorKind::kParse,
                "--mode " + o.mode + ": replay, offload or both expected");
@@ -159,8 +160,7 @@ int Run(const ValidateCommandOptions& o) {
     inputs = ModelInputs(EntryParams(module, entry), o.inputs, o.seed);
     options.carve_dir = o.carve_dir;
     if (options.carve_dir.empty()) {
-      options.carve_dir =
-          std::filesystem::path(o.model).filename().string() + ".carve";
+      options.carve_dir = std::filesystem::path(o.model).filename().string() + ".carve";
     }
   } catch (const Error& e) {
     throw InputError{e};

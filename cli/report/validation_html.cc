@@ -72,18 +72,19 @@ std::string RenderValidationHtml(const validate::ValidationReport& report) {
         : o.first_bad_call
             ? "first bad call " + std::to_string(*o.first_bad_call) + ": " + o.first_bad_task
             : "the model's outputs disagree";
-    item("offload", Verdict(o.ok) + " " + EscapeXml(answer + " (" +
-                                                     std::to_string(o.runs.size()) +
-                                                     " whole-model runs)"));
+    item("offload",
+         Verdict(o.ok) + " " +
+             EscapeXml(answer + " (" + std::to_string(o.runs.size()) + " whole-model runs)"));
   }
   item("seconds", Num(report.seconds, "%.1f"));
   html += "</dl>\n";
 
   if (report.replay) {
-    html += "<h2>Kernel calls (replay)</h2>\n<table>\n<tr><th>Call</th><th>Status</th>"
-            "<th>Task</th><th>Kernel</th><th>Binding</th><th>Bound</th><th>Max abs</th>"
-            "<th>NMSE</th><th>Mismatches</th><th>Reference (us)</th><th>Device (us)</th>"
-            "<th>Schedule</th><th>Message</th></tr>\n";
+    html +=
+        "<h2>Kernel calls (replay)</h2>\n<table>\n<tr><th>Call</th><th>Status</th>"
+        "<th>Task</th><th>Kernel</th><th>Binding</th><th>Bound</th><th>Max abs</th>"
+        "<th>NMSE</th><th>Mismatches</th><th>Reference (us)</th><th>Device (us)</th>"
+        "<th>Schedule</th><th>Message</th></tr>\n";
     std::vector<const validate::KernelFinding*> order;
     for (const auto& f : report.replay->calls) {
       if (!f.ok()) order.push_back(&f);
@@ -105,15 +106,16 @@ std::string RenderValidationHtml(const validate::ValidationReport& report) {
     html += "</table>\n";
   }
   if (report.offload) {
-    html += "<h2>Offload runs</h2>\n<table>\n<tr><th>Calls on the device</th><th>Agrees</th>"
-            "<th>First disagreeing call</th><th>What</th><th>Seconds</th></tr>\n";
+    html +=
+        "<h2>Offload runs</h2>\n<table>\n<tr><th>Calls on the device</th><th>Agrees</th>"
+        "<th>First disagreeing call</th><th>What</th><th>Seconds</th></tr>\n";
     for (const validate::OffloadRun& r : report.offload->runs) {
       html += r.agrees ? "<tr>" : "<tr class=\"bad\">";
       html += Cell(std::to_string(r.offloaded), "num") + Cell(r.agrees ? "yes" : "no") +
-              Cell(r.first_disagreeing ? (*r.first_disagreeing < 0
-                                              ? std::string("the model's output")
-                                              : std::to_string(*r.first_disagreeing))
-                                       : "-",
+              Cell(r.first_disagreeing
+                       ? (*r.first_disagreeing < 0 ? std::string("the model's output")
+                                                   : std::to_string(*r.first_disagreeing))
+                       : "-",
                    "num") +
               Cell(r.what) + Cell(Num(r.seconds, "%.2f"), "num") + "</tr>\n";
     }

@@ -1,12 +1,13 @@
 // The carve: what it records per call, that tensors are stored once, that a saved carve loads
 // back the same and a damaged one is refused naming what is wrong, the size cap, the first
 // non-finite call, and the tolerances' parsing.
+#include "validate/carve.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "validate/carve.h"
 #include "validate/report.h"
 #include "validate_test_util.h"
 

@@ -73,8 +73,8 @@ TEST_P(Localisation, ReplayAndOffloadNameEverySeededFaultAndACorrectBuildRaisesN
     EXPECT_FALSE(r.ok());
     // Replay: every call of the faulty kernel fails, no other call does.
     for (const KernelFinding& f : r.replay->calls) {
-      EXPECT_EQ(!f.ok(), f.prim_func == kernel) << "call " << f.call << " " << f.prim_func
-                                                << ": " << f.status << " " << f.message;
+      EXPECT_EQ(!f.ok(), f.prim_func == kernel)
+          << "call " << f.call << " " << f.prim_func << ": " << f.status << " " << f.message;
       if (f.prim_func == kernel) {
         EXPECT_EQ(f.status, kind == runtime::FaultKind::kNan ? "non_finite" : "mismatch");
       }
@@ -90,12 +90,12 @@ TEST_P(Localisation, ReplayAndOffloadNameEverySeededFaultAndACorrectBuildRaisesN
 // 3 + 5 + 5 + 2 + 6 = 21 faults, half wrong values and half NaN, over 5 models.
 INSTANTIATE_TEST_SUITE_P(
     Models, Localisation,
-    ::testing::Values(FaultCase{"mlp", ExampleModel("mlp"), {{"batch", 4}}, 3},
-                      FaultCase{"transformer_block", ExampleModel("transformer_block"),
-                                {{"seq_len", 8}}, 5},
-                      FaultCase{"cnn", ExampleModel("cnn"), {}, 5},
-                      FaultCase{"resnet_stage_8x8", GeneratedModel("resnet_stage_8x8"), {}, 2},
-                      FaultCase{"bert_layer", GeneratedModel("bert_layer"), {{"seq_len", 8}}, 6}),
+    ::testing::Values(
+        FaultCase{"mlp", ExampleModel("mlp"), {{"batch", 4}}, 3},
+        FaultCase{"transformer_block", ExampleModel("transformer_block"), {{"seq_len", 8}}, 5},
+        FaultCase{"cnn", ExampleModel("cnn"), {}, 5},
+        FaultCase{"resnet_stage_8x8", GeneratedModel("resnet_stage_8x8"), {}, 2},
+        FaultCase{"bert_layer", GeneratedModel("bert_layer"), {{"seq_len", 8}}, 6}),
     [](const ::testing::TestParamInfo<FaultCase>& info) { return info.param.label; });
 
 // y = x W1 with W1 the identity, then z = y W2 with each column of W2 the difference of two
