@@ -299,7 +299,10 @@ void SaveCarve(const Carve& carve, const std::string& dir) {
 
 Carve LoadCarve(const std::string& dir) {
   std::string path = (fs::path(dir) / "carve.json").string();
-  std::string text = runtime::ReadWholeFile(path);
+  return ParseCarve(runtime::ReadWholeFile(path), path);
+}
+
+Carve ParseCarve(const std::string& text, const std::string& path) {
   json j;
   try {
     j = json::parse(text);

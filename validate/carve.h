@@ -125,5 +125,7 @@ std::map<std::string, int64_t> BoundValues(const ir::PrimFunc& func,
 void SaveCarve(const Carve& carve, const std::string& dir);
 // kiln::Error(kParse) naming the file and field for a malformed carve.json; kIO when missing.
 Carve LoadCarve(const std::string& dir);
+// The same on carve.json's text; `where` names it in messages (what the fuzzer drives).
+Carve ParseCarve(const std::string& text, const std::string& where);
 
 }  // namespace kiln::validate

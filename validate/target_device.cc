@@ -9,6 +9,7 @@
 #include <limits>
 #include <thread>
 
+#include "ir/structural.h"
 #include "runtime/host_cpu.h"
 #include "runtime/reference_store.h"
 #include "runtime/sandbox_protocol.h"
@@ -110,7 +111,9 @@ std::string TargetDevice::Describe() const {
 }
 
 const std::pair<ir::PrimFunc, std::string>& TargetDevice::Scheduled(const ir::PrimFunc& workload) {
-  auto it = scheduled_.find(workload->name);
+  // By structure: two models' kernels may share a name and not their shapes.
+  uint64_t key = ir::StructuralHash(workload);
+  auto it = scheduled_.find(key);
   if (it != scheduled_.end()) return it->second;
   std::pair<ir::PrimFunc, std::string> s{workload, "loops as written"};
   try {
@@ -133,7 +136,7 @@ const std::pair<ir::PrimFunc, std::string>& TargetDevice::Scheduled(const ir::Pr
     if (device_kind_ != "cpu") throw;  // a GPU kernel needs its threads bound
     s.second = std::string("loops as written (no default schedule: ") + e.what() + ")";
   }
-  return scheduled_.emplace(workload->name, std::move(s)).first->second;
+  return scheduled_.emplace(key, std::move(s)).first->second;
 }
 
 TargetRun TargetDevice::Run(const ir::PrimFunc& workload,
@@ -234,7 +237,8 @@ TargetRun TargetDevice::Run(const ir::PrimFunc& workload,
     auto it = details.outputs.find(static_cast<int>(i));
     if (it == details.outputs.end()) {
       run.status = "runtime_error";
-      run.message = "the device returned no value for output parameter " + std::to_string(i);
+      run.message = "the device returned no value for output parameter " + std::to_string(i) +
+                    (result.message.empty() ? "" : " (" + result.message + ")");
       run.outputs.clear();
       return run;
     }

@@ -94,7 +94,7 @@ class TargetDevice {
   std::string device_kind_;
   std::unique_ptr<runtime::Measurer> measurer_;          // checked and timed
   std::unique_ptr<runtime::Measurer> untimed_measurer_;  // for runs with no expected outputs
-  std::map<std::string, std::pair<ir::PrimFunc, std::string>> scheduled_;  // by workload name
+  std::map<uint64_t, std::pair<ir::PrimFunc, std::string>> scheduled_;  // by structural hash
   std::string work_dir_;
   int64_t runs_ = 0;
 };

@@ -196,6 +196,19 @@ TEST_F(ValidateTest, ReplayAloneAndOffloadAloneAgainstTheInterpreter) {
   EXPECT_EQ(offload.offload->runs.size(), 1u);
 }
 
+TEST_F(ValidateTest, OneDeviceServesModelsWhoseKernelsShareNamesButNotShapes) {
+  // The transformer block at two lengths: the same PrimFunc names, other shapes.
+  std::unique_ptr<TargetDevice> device = Device("llvm");
+  std::unique_ptr<TargetDevice> reference = Device("llvm", std::nullopt, true);
+  for (int64_t seq : {8, 16}) {
+    PreparedModel m = PrepareFile(ExampleModel("transformer_block"), {{"seq_len", seq}});
+    ValidationReport r =
+        Validate(m.module, m.entry, m.name, m.inputs, *device,
+                 Options("carve" + std::to_string(seq), Mode::kReplay, reference.get()));
+    EXPECT_TRUE(r.ok()) << "seq_len " << seq << ": " << SummaryText(r);
+  }
+}
+
 // The real devices of this machine (lavapipe, PoCL): every bundled model agrees with the
 // interpreter, and a wrong kernel is found on them too.
 class OnDevice : public testing::ValidateTestBase,
