@@ -1,6 +1,7 @@
 // BatchRunner on real candidates: each scheduled matmul is built and timed on this CPU and
 // checked against the interpreter by the runtime; an unparsable candidate is a build error,
-// a candidate of an unknown workload a machinery error, and workloads are cached per worker.
+// a candidate of an unknown workload a machinery error, and workloads are cached per worker;
+// with the fault switch on, only matching tasks' results are broken.
 #include "worker/batch_runner.h"
 
 #include <gmock/gmock.h>
@@ -73,6 +74,25 @@ TEST(BatchRunner, MeasuresRealCandidatesAndReportsEachFault) {
   schemas::MeasureBatchMsg next = MatmulBatch(1);
   next.workloads.clear();
   EXPECT_TRUE(runner.Run(next).results[0].result.ok());
+}
+
+TEST(BatchRunner, AFaultSwitchBreaksOnlyTheMatchingTasks) {
+  runtime::testing::ScratchDir cache;
+  schemas::MeasureBatchMsg batch = MatmulBatch(1);
+  for (const char* pattern : {"nothing*", "*"}) {
+    BatchRunner runner({.device_kind = "cpu",
+                        .worker_id = "w1",
+                        .cache_dir = cache.Sub("cache"),
+                        .fault = runtime::FaultSpec{runtime::FaultKind::kWrong, pattern}});
+    schemas::ResultsMsg results = runner.Run(batch);
+    const auto& r = results.results.at(0);
+    if (std::string(pattern) == "*") {
+      EXPECT_EQ(r.result.error_kind, runtime::MeasureErrorKind::kWrongResult);
+      EXPECT_THAT(r.result.message, HasSubstr("fault injected (wrong)"));
+    } else {
+      EXPECT_TRUE(r.result.ok()) << r.result.message;
+    }
+  }
 }
 
 TEST(BatchRunner, FakeDeviceSleepsAndReportsItsFixedTime) {
