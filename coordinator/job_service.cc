@@ -206,15 +206,18 @@ void JobService::Publish(int64_t job_id, bool force) {
 }
 
 bool JobService::Cancel(int64_t job_id, const std::string& reason) {
-  std::optional<database::Job> job = db_.GetJob(job_id);
-  KILN_CHECK(job.has_value(), ErrorKind::kParse, "cancel: no job " + std::to_string(job_id));
-  if (database::IsFinished(job->state)) return false;
-  db_.SetJobState(job->id, database::JobState::kCancelled, reason);
-  KILN_LOG_INFO("job {}: {}", job->id, reason);
+  std::optional<database::Job> job;
   {
+    // Stored and checked against the running job under the lock RunJob starts a job under, so
+    // that a cancel landing while the job is prepared is never overwritten or missed.
     std::lock_guard lock(mutex_);
+    job = db_.GetJob(job_id);
+    KILN_CHECK(job.has_value(), ErrorKind::kParse, "cancel: no job " + std::to_string(job_id));
+    if (database::IsFinished(job->state)) return false;
+    db_.SetJobState(job->id, database::JobState::kCancelled, reason);
     if (running_job_ == job->id) dispatcher_.Interrupt();
   }
+  KILN_LOG_INFO("job {}: {}", job->id, reason);
   Publish(job->id, true);
   return true;
 }
@@ -317,7 +320,13 @@ void JobService::RunJob(int64_t job_id) {
     std::vector<database::TuningRecord> done = db_.History({.job_id = job_id, .limit = 1 << 30});
     int64_t left = job.trials_total - static_cast<int64_t>(done.size());
     int64_t id_base = db_.GetJobStatistics(job_id).max_candidate_id;
-    db_.SetJobState(job_id, database::JobState::kRunning);
+    {
+      // A cancel stored since the job was read stays (Cancel holds the same lock).
+      std::lock_guard lock(mutex_);
+      std::optional<database::Job> now = db_.GetJob(job_id);
+      if (!now || database::IsFinished(now->state)) return;
+      db_.SetJobState(job_id, database::JobState::kRunning);
+    }
     if (left <= 0) {
       db_.SetJobState(job_id, database::JobState::kDone);
       Publish(job_id, true);
@@ -486,6 +495,9 @@ void JobService::RunJob(int64_t job_id) {
     {
       std::lock_guard lock(mutex_);
       if (stop_) return;
+      // Cancelled while it was prepared (no Interrupt reached it then): it does not start.
+      std::optional<database::Job> now = db_.GetJob(job_id);
+      if (!now || database::IsFinished(now->state)) return;
       running_job_ = job_id;
     }
     {
