@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "schemas/kiln.capnp.h"
 #include "support/error.h"
@@ -37,6 +38,46 @@ List Bounded(List list, const char* what) {
               std::to_string(kMaxListElements));
   }
   return list;
+}
+
+capnp::Data::Reader AsData(const std::string& s) {
+  return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(s.data()), s.size());
+}
+std::string Bytes(capnp::Data::Reader d) {
+  return std::string(reinterpret_cast<const char*>(d.begin()), d.size());
+}
+
+template <typename Builder>
+void WriteShape(Builder list, const std::vector<int64_t>& shape) {
+  for (size_t i = 0; i < shape.size(); ++i) list.set(i, shape[i]);
+}
+
+// A dtype and shape read from the wire, and the bytes they take: malformed unless the dtype is
+// known, every dim non-negative and the element count does not overflow.
+struct TensorShape {
+  ir::DataType dtype;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+};
+template <typename ShapeList>
+TensorShape ReadTensorShape(capnp::Text::Reader dtype, ShapeList dims, const std::string& what) {
+  TensorShape t;
+  std::optional<ir::DataType> parsed = ir::DataType::Parse(Str(dtype));
+  if (!parsed || parsed->is_handle() || parsed->is_void()) {
+    Malformed(what + ": unknown dtype '" + Str(dtype).substr(0, 40) + "'");
+  }
+  t.dtype = *parsed;
+  if (dims.size() > 8) Malformed(what + ": more than 8 dims");
+  uint64_t count = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || (d > 0 && count > (uint64_t{1} << 40) / static_cast<uint64_t>(d))) {
+      Malformed(what + ": dim " + std::to_string(d) + " is negative or too large");
+    }
+    count *= static_cast<uint64_t>(d);
+    t.shape.push_back(d);
+  }
+  t.bytes = count * t.dtype.bytes() * t.dtype.lanes();
+  return t;
 }
 
 // ---- write ----
@@ -103,6 +144,20 @@ void Write(w::MeasureBatch::Builder b, const MeasureBatchMsg& m) {
       dims[j].setValue(value);
       ++j;
     }
+    auto given = candidates[i].initGiven(static_cast<unsigned>(c.given.size()));
+    for (size_t k = 0; k < c.given.size(); ++k) {
+      const GivenParamMsg& g = c.given[k];
+      given[k].setName(AsText(g.name));
+      given[k].setScalar(g.scalar);
+      given[k].setDtype(AsText(g.dtype.ToString()));
+      WriteShape(given[k].initShape(static_cast<unsigned>(g.shape.size())), g.shape);
+      given[k].setInput(AsData(g.input));
+      given[k].setWritten(g.written);
+      given[k].setExpected(AsData(g.expected));
+      given[k].setIntValue(g.int_value);
+      given[k].setFloatValue(g.float_value);
+    }
+    candidates[i].setReturnOutputs(c.return_outputs);
   }
 }
 
@@ -128,6 +183,14 @@ void Write(w::Results::Builder b, const ResultsMsg& m) {
     o.setMaxAbsError(r.max_abs_error);
     o.setMaxRelError(r.max_rel_error);
     o.setReference(AsText(r.reference));
+    const std::vector<CallTensorMsg>& outs = m.results[i].outputs;
+    auto outputs = o.initOutputs(static_cast<unsigned>(outs.size()));
+    for (size_t k = 0; k < outs.size(); ++k) {
+      outputs[k].setParam(outs[k].param);
+      outputs[k].setDtype(AsText(outs[k].dtype.ToString()));
+      WriteShape(outputs[k].initShape(static_cast<unsigned>(outs[k].shape.size())), outs[k].shape);
+      outputs[k].setData(AsData(outs[k].data));
+    }
     o.setMachineryError(AsText(m.results[i].machinery_error));
   }
 }
@@ -293,6 +356,32 @@ MeasureBatchMsg Read(w::MeasureBatch::Reader r) {
     if (x.workload_hash.empty()) {
       Malformed("measureBatch: candidate " + std::to_string(x.id) + " has no workloadHash");
     }
+    for (auto g : Bounded(c.getGiven(), "given")) {
+      GivenParamMsg p;
+      std::string what = "measureBatch: candidate " + std::to_string(x.id) + " given param " +
+                         std::to_string(x.given.size());
+      p.name = Str(g.getName());
+      p.scalar = g.getScalar();
+      TensorShape t = ReadTensorShape(g.getDtype(), g.getShape(), what);
+      p.dtype = t.dtype;
+      p.shape = t.shape;
+      p.int_value = g.getIntValue();
+      p.float_value = g.getFloatValue();
+      p.written = g.getWritten();
+      if (!p.scalar) {
+        p.input = Bytes(g.getInput());
+        p.expected = Bytes(g.getExpected());
+        // An input left alone is not sent twice: its expected values are its input.
+        size_t expected_bytes = p.written ? t.bytes : 0;
+        if (p.input.size() != t.bytes || p.expected.size() != expected_bytes) {
+          Malformed(what + ": " + std::to_string(t.bytes) + " bytes expected for its input and " +
+                    std::to_string(expected_bytes) + " for its expected values, got " +
+                    std::to_string(p.input.size()) + " and " + std::to_string(p.expected.size()));
+        }
+      }
+      x.given.push_back(std::move(p));
+    }
+    x.return_outputs = c.getReturnOutputs();
     m.candidates.push_back(std::move(x));
   }
   return m;
@@ -330,6 +419,17 @@ ResultsMsg Read(w::Results::Reader r) {
     res.max_rel_error = o.getMaxRelError();
     res.reference = Str(o.getReference());
     x.machinery_error = Str(o.getMachineryError());
+    for (auto t : Bounded(o.getOutputs(), "outputs")) {
+      std::string what = "results: candidate " + std::to_string(x.id) + " output " +
+                         std::to_string(x.outputs.size());
+      TensorShape shape = ReadTensorShape(t.getDtype(), t.getShape(), what);
+      CallTensorMsg out{t.getParam(), shape.dtype, shape.shape, Bytes(t.getData())};
+      if (out.data.size() != shape.bytes) {
+        Malformed(what + ": " + std::to_string(shape.bytes) + " bytes expected, got " +
+                  std::to_string(out.data.size()));
+      }
+      x.outputs.push_back(std::move(out));
+    }
     if (x.machinery_error.empty() && res.ok() &&
         !(res.median_seconds > 0 && res.median_seconds < 1e6)) {
       Malformed("results: candidate " + std::to_string(x.id) +

@@ -74,12 +74,39 @@ struct WorkloadText {
   tvmscript @2 :Text;
 }
 
+# One parameter of a kernel call whose values the client gives (a validation's carved call):
+# a tensor's input elements and, when the kernel writes it, the elements expected after the
+# call; or a scalar.
+struct GivenParam {
+  name @0 :Text;
+  dtype @1 :Text;
+  shape @2 :List(Int64);
+  input @3 :Data;     # raw elements, row-major
+  written @4 :Bool;
+  expected @5 :Data;  # raw elements after a correct call; empty when not written (the input)
+  scalar @6 :Bool;
+  intValue @7 :Int64;
+  floatValue @8 :Float64;
+}
+
+# A tensor as it was after the call: a parameter's raw elements.
+struct CallTensor {
+  param @0 :UInt32;
+  dtype @1 :Text;
+  shape @2 :List(Int64);
+  data @3 :Data;
+}
+
 struct Candidate {
   id @0 :UInt64;
   workloadHash @1 :Text;
   scheduled @2 :Text;   # the scheduled function, TVMScript
   trace @3 :Text;       # its trace, JSON, for the record
   dims @4 :List(KeyValue);
+  # Empty: seeded random inputs, checked against the worker's reference. Otherwise one entry
+  # per parameter of the function, the inputs it runs on and the values it is checked against.
+  given @5 :List(GivenParam);
+  returnOutputs @6 :Bool;  # send back every tensor parameter after the run
 }
 
 struct MeasureSettings {
@@ -122,6 +149,8 @@ struct CandidateResult {
   machineryError @12 :Text;
   # runtime::MeasureResult::contention: the timing's wait for a core per second timed.
   contention @13 :Float64;
+  # With Candidate.returnOutputs: every tensor parameter after the run that was checked.
+  outputs @14 :List(CallTensor);
 }
 
 # Worker -> coordinator.

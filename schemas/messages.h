@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "ir/dtype.h"
 #include "runtime/measure_result.h"
 #include "runtime/timing.h"
 
@@ -54,12 +55,37 @@ struct WorkloadText {
   bool operator==(const WorkloadText&) const = default;
 };
 
+// A parameter of a call whose values the client gives (kiln.capnp's GivenParam).
+struct GivenParamMsg {
+  std::string name;
+  bool scalar = false;
+  ir::DataType dtype = ir::DataType::Float(32);
+  std::vector<int64_t> shape;
+  std::string input;  // raw elements
+  bool written = false;
+  std::string expected;  // raw elements after a correct call; empty unless written
+  int64_t int_value = 0;
+  double float_value = 0;
+  bool operator==(const GivenParamMsg&) const = default;
+};
+
+// A tensor parameter after a call (kiln.capnp's CallTensor).
+struct CallTensorMsg {
+  uint32_t param = 0;
+  ir::DataType dtype = ir::DataType::Float(32);
+  std::vector<int64_t> shape;
+  std::string data;  // raw elements
+  bool operator==(const CallTensorMsg&) const = default;
+};
+
 struct CandidateMsg {
   uint64_t id = 0;
   std::string workload_hash;
   std::string scheduled;  // TVMScript of the scheduled function
   std::string trace;      // JSON
   std::map<std::string, int64_t> dims;
+  std::vector<GivenParamMsg> given = {};  // empty: seeded inputs, the worker's reference
+  bool return_outputs = false;
   bool operator==(const CandidateMsg&) const = default;
 };
 
@@ -90,7 +116,8 @@ struct MeasureBatchMsg {
 struct CandidateResultMsg {
   uint64_t id = 0;
   runtime::MeasureResult result;
-  std::string machinery_error = {};  // the worker failed, not the candidate
+  std::string machinery_error = {};         // the worker failed, not the candidate
+  std::vector<CallTensorMsg> outputs = {};  // with CandidateMsg::return_outputs
 };
 
 struct ResultsMsg {

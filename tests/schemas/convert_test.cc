@@ -30,6 +30,19 @@ MeasureBatchMsg Batch() {
   m.workloads = {{"ab12", "matmul", "@T.prim_func\ndef main(): pass\n"}};
   m.candidates = {{7, "ab12", "@T.prim_func ...", "[[], []]", {{"n", 64}, {"m", 3}}},
                   {8, "ab12", "x", "[]", {}}};
+  // A validation's call: a tensor in (two float32), one out, and a scalar.
+  CandidateMsg call{9, "ab12", "y", "[]", {}};
+  call.given = {{"A", false, ir::DataType::Float(32), {2}, std::string(8, '\x01'), false, ""},
+                {"B",
+                 false,
+                 ir::DataType::Float(32),
+                 {2},
+                 std::string(8, '\0'),
+                 true,
+                 std::string(8, '\x02')},
+                {"n", true, ir::DataType::Int(64), {}, "", false, "", 2, 0}};
+  call.return_outputs = true;
+  m.candidates.push_back(call);
   return m;
 }
 
@@ -50,6 +63,7 @@ ResultsMsg Results() {
   bad.error_kind = runtime::MeasureErrorKind::kTimeout;
   bad.message = "ran past 30 s";
   m.results = {{7, ok, ""}, {8, bad, ""}, {9, {}, "no compiler"}};
+  m.results[0].outputs = {{1, ir::DataType::Float(32), {2}, std::string(8, '\x02')}};
   return m;
 }
 
@@ -105,7 +119,8 @@ bool SameResults(const ResultsMsg& a, const ResultsMsg& b) {
         x.number != y.number || x.contention != y.contention ||
         x.correctness_checked != y.correctness_checked || x.max_abs_error != y.max_abs_error ||
         x.reference != y.reference ||
-        a.results[i].machinery_error != b.results[i].machinery_error) {
+        a.results[i].machinery_error != b.results[i].machinery_error ||
+        a.results[i].outputs != b.results[i].outputs) {
       return false;
     }
   }
@@ -269,6 +284,19 @@ TEST(WireConvert, FieldsLaterLayersRelyOnAreChecked) {
   results.results[0].result.contention = -1;
   expect_parse(results, "contention -1");
   expect_parse(SubmitMsg{"m", "", "llvm", "", 1, "{}"}, "modelBytes is empty");
+  // Given values and returned tensors: their bytes must be what dtype and shape take.
+  batch = Batch();
+  batch.candidates[2].given[0].input.pop_back();
+  expect_parse(batch, "candidate 9 given param 0: 8 bytes expected for its input and 0");
+  batch = Batch();
+  batch.candidates[2].given[1].expected.clear();
+  expect_parse(batch, "candidate 9 given param 1: 8 bytes expected for its input and 8");
+  batch = Batch();
+  batch.candidates[2].given[1].shape = {-2};
+  expect_parse(batch, "dim -2");
+  results = Results();
+  results.results[0].outputs[0].data += "x";
+  expect_parse(results, "candidate 7 output 0: 8 bytes expected, got 9");
 }
 
 // The fuzzer's seeds are real frames of every kind; this test writes them when
