@@ -7,6 +7,7 @@
 
 #include "ir/structural.h"
 #include "ir/text/printer.h"
+#include "schemas/given_params.h"
 #include "support/log_format.h"
 #include "support/logging.h"
 
@@ -20,6 +21,8 @@ schemas::CandidateMsg ToCandidateMsg(const search::MeasureRequest& request,
   c.scheduled = ir::PrintPrimFunc(request.scheduled);
   c.trace = request.trace.ToJSON().dump();
   c.dims = request.dims;
+  if (request.reference) c.given = schemas::GivenFromReference(*request.reference);
+  c.return_outputs = request.return_outputs;
   return c;
 }
 
@@ -193,6 +196,11 @@ bool Dispatcher::OnResults(const std::string& identity, const schemas::ResultsMs
       response.result = r.result;
       response.worker = worker.info.worker_id;
       response.machinery_error = r.machinery_error;
+      try {
+        response.outputs = schemas::OutputsFromMsg(r.outputs);
+      } catch (const Error& err) {
+        response.machinery_error = worker.info.worker_id + ": its outputs: " + err.what();
+      }
       requests.push_back(std::move(e.request));
       responses.push_back(std::move(response));
       entries_.erase(it);

@@ -1,7 +1,12 @@
 // BatchRunner: workload cache, parsing at the edge, and one measurer per measurement settings.
 #include "worker/batch_runner.h"
 
+#include <stdlib.h>
+
+#include <filesystem>
+
 #include "ir/text/parser.h"
+#include "schemas/given_params.h"
 #include "support/error.h"
 #include "support/logging.h"
 
@@ -25,6 +30,30 @@ runtime::Measurer& BatchRunner::MeasurerFor(const schemas::MeasureSettings& sett
     measurer_settings_ = settings;
   }
   return *measurer_;
+}
+
+void BatchRunner::MeasureGiven(const schemas::MeasureBatchMsg& batch,
+                               const schemas::CandidateMsg& c, const ir::PrimFunc& workload,
+                               const ir::PrimFunc& scheduled, schemas::CandidateResultMsg& out) {
+  // The call's own inputs and expected values, in a folder of its own for the run.
+  const char* base = std::getenv("TMPDIR");
+  std::string dir_pattern = std::string(base && *base ? base : "/tmp") + "/kiln-given-XXXXXX";
+  if (mkdtemp(dir_pattern.data()) == nullptr) {
+    out.machinery_error = "cannot create a folder from " + dir_pattern;
+    return;
+  }
+  try {
+    runtime::MeasureCandidate candidate{workload, scheduled, c.dims};
+    candidate.reference = schemas::ReferenceFromGiven(
+        c.given, dir_pattern, (batch.batch_id << 20) ^ c.id, "the values the client gave");
+    runtime::MeasureDetails details;
+    out.result = MeasurerFor(batch.settings).Measure(candidate, &details);
+    if (c.return_outputs) out.outputs = schemas::OutputsToMsg(details.outputs);
+  } catch (const std::exception& e) {
+    out.machinery_error = e.what();
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_pattern, ec);
 }
 
 schemas::ResultsMsg BatchRunner::Run(const schemas::MeasureBatchMsg& batch) {
@@ -52,14 +81,20 @@ schemas::ResultsMsg BatchRunner::Run(const schemas::MeasureBatchMsg& batch) {
                                        c.workload_hash + " (never sent, or it did not parse)";
       continue;
     }
+    ir::PrimFunc scheduled;
     try {
-      ir::PrimFunc scheduled = ir::ParsePrimFunc(c.scheduled, "candidate " + std::to_string(c.id));
-      candidates.push_back({it->second, scheduled, c.dims});
-      slots.push_back(i);
+      scheduled = ir::ParsePrimFunc(c.scheduled, "candidate " + std::to_string(c.id));
     } catch (const Error& e) {
       out.results[i].result.error_kind = runtime::MeasureErrorKind::kBuildError;
       out.results[i].result.message = std::string("scheduled function: ") + e.what();
+      continue;
     }
+    if (!c.given.empty()) {
+      MeasureGiven(batch, c, it->second, scheduled, out.results[i]);
+      continue;
+    }
+    candidates.push_back({it->second, scheduled, c.dims});
+    slots.push_back(i);
   }
   if (candidates.empty()) return out;
   try {

@@ -1,7 +1,9 @@
 // BatchRunner: what a worker does with one measure batch, without any socket: keep the
 // batch's workloads (sent once, then referred to by hash), parse each candidate's scheduled
 // function, measure the batch through the device's runtime::Measurer (which builds ahead in
-// parallel and runs one at a time), and answer one result per candidate. A candidate's fault
+// parallel and runs one at a time), and answer one result per candidate. A candidate that
+// brings its own inputs and expected values (a validation's kernel call) is measured alone
+// against them, and its outputs go back with its result when asked for. A candidate's fault
 // (its text does not parse, it does not build, it is wrong) is its result; a failure of the
 // machinery is reported per candidate as a machinery error, and the worker goes on.
 #pragma once
@@ -38,6 +40,11 @@ class BatchRunner {
 
  private:
   runtime::Measurer& MeasurerFor(const schemas::MeasureSettings& settings);
+  // A candidate with given values (a validation's call): measured alone against them, its
+  // outputs returned when asked for.
+  void MeasureGiven(const schemas::MeasureBatchMsg& batch, const schemas::CandidateMsg& c,
+                    const ir::PrimFunc& workload, const ir::PrimFunc& scheduled,
+                    schemas::CandidateResultMsg& out);
 
   BatchRunnerOptions options_;
   std::map<std::string, ir::PrimFunc> workloads_;

@@ -7,11 +7,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ir/function.h"
+#include "ir/host_tensor.h"
 #include "runtime/measure_result.h"
+#include "runtime/reference_store.h"
 #include "search/schedule/trace.h"
 
 namespace kiln::search {
@@ -26,6 +29,11 @@ struct MeasureRequest {
   // The workload as written, timed for comparison: not a candidate of the search, and not
   // a tuning record.
   bool untuned = false;
+  // Given inputs and expected values instead of the seeded ones (runtime::MeasureCandidate::
+  // reference: a validation's kernel call), and whether the tensors after the run come back
+  // (the service's workers send them; the local measurer does not).
+  std::shared_ptr<const runtime::Reference> reference = nullptr;
+  bool return_outputs = false;
 };
 
 struct MeasureResponse {
@@ -36,6 +44,8 @@ struct MeasureResponse {
   // not be established, a sandbox that did not start): the candidate is not at fault, and
   // `result` means nothing and must not be stored as its record.
   std::string machinery_error = {};
+  // With MeasureRequest::return_outputs: every tensor parameter after the run, by index.
+  std::map<int, ir::HostTensor> outputs = {};
 };
 
 class AsyncMeasurer {

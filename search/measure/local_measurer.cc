@@ -15,7 +15,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 runtime::MeasureCandidate CandidateOf(const MeasureRequest& request) {
-  return {request.workload, request.scheduled, request.dims};
+  return {request.workload, request.scheduled, request.dims, request.reference};
 }
 
 }  // namespace
