@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -34,6 +35,18 @@ ir::HostTensor Unwritten(const ir::HostTensor& like) {
   }
   return t;
 }
+
+// A run's folder, removed however the run ends.
+struct RunFolder {
+  fs::path path;
+  explicit RunFolder(fs::path p) : path(std::move(p)) { fs::create_directories(path); }
+  ~RunFolder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  RunFolder(const RunFolder&) = delete;
+  RunFolder& operator=(const RunFolder&) = delete;
+};
 
 }  // namespace
 
@@ -81,6 +94,13 @@ TargetDevice::TargetDevice(TargetOptions options) : options_(std::move(options))
   m.timing.min_repeat_ms = 1;
   m.cutoff_factor = 0;  // every call is timed alike, whatever ran before it
   m.max_retimes = 0;
+  if (options_.remote != nullptr) {
+    // The workers measure; this process only schedules and compares.
+    KILN_CHECK(!options_.fault, ErrorKind::kUnsupported,
+               "a fault is injected on the worker (kiln-worker --fault), not here");
+    make_work_dir();
+    return;
+  }
   measurer_ = runtime::CreateMeasurer(device_kind_, m);
   // Unchecked runs need no time: one run after the one dumped.
   m.timing.warmup = 0;
@@ -91,11 +111,48 @@ TargetDevice::TargetDevice(TargetOptions options) : options_(std::move(options))
     measurer_ = runtime::WithFault(std::move(measurer_), *options_.fault);
     untimed_measurer_ = runtime::WithFault(std::move(untimed_measurer_), *options_.fault);
   }
+  make_work_dir();
+}
+
+void TargetDevice::make_work_dir() {
   const char* base = std::getenv("TMPDIR");
   std::string pattern = std::string(base && *base ? base : "/tmp") + "/kiln-validate-XXXXXX";
   KILN_CHECK(mkdtemp(pattern.data()) != nullptr, ErrorKind::kIO,
              "cannot create a temporary directory from " + pattern);
   work_dir_ = pattern;
+}
+
+runtime::MeasureResult TargetDevice::MeasureRemotely(const runtime::MeasureCandidate& candidate,
+                                                     runtime::MeasureDetails& details) {
+  search::MeasureRequest request;
+  request.id = static_cast<uint64_t>(runs_);
+  request.task_name = candidate.workload->name;
+  request.workload = candidate.workload;
+  request.scheduled = candidate.scheduled;
+  request.dims = candidate.dims;
+  request.reference = candidate.reference;
+  request.return_outputs = true;
+  options_.remote->Submit({request});
+  auto start = std::chrono::steady_clock::now();
+  while (true) {
+    double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited > options_.remote_wait_s) {
+      return runtime::FailedResult(runtime::MeasureErrorKind::kTimeout,
+                                   "no worker answered within " +
+                                       std::to_string(static_cast<int>(options_.remote_wait_s)) +
+                                       " s");
+    }
+    for (search::MeasureResponse& r : options_.remote->Collect(1.0)) {
+      if (r.id != request.id) continue;  // an earlier call's late answer
+      if (!r.machinery_error.empty()) {
+        throw Error(ErrorKind::kRuntime, "worker " + r.worker + ": " + r.machinery_error);
+      }
+      details.outputs = std::move(r.outputs);
+      r.result.message =
+          r.result.message.empty() ? std::string() : "worker " + r.worker + ": " + r.result.message;
+      return r.result;
+    }
+  }
 }
 
 TargetDevice::~TargetDevice() {
@@ -105,7 +162,8 @@ TargetDevice::~TargetDevice() {
 
 std::string TargetDevice::Describe() const {
   std::string text = device_kind_ + " (target " + options_.target +
-                     (options_.loops_as_written ? ", loops as written" : "") + ")";
+                     (options_.loops_as_written ? ", loops as written" : "") +
+                     (options_.remote != nullptr ? ", through the service's workers" : "") + ")";
   if (options_.fault) text += " [" + runtime::DescribeFault(*options_.fault) + "]";
   return text;
 }
@@ -156,8 +214,8 @@ TargetRun TargetDevice::Run(const ir::PrimFunc& workload,
     run.message = std::string("no schedule for the device: ") + e.what();
     return run;
   }
-  fs::path dir = fs::path(work_dir_) / ("run" + std::to_string(runs_++));
-  fs::create_directories(dir);
+  RunFolder folder(fs::path(work_dir_) / ("run" + std::to_string(runs_++)));
+  const fs::path& dir = folder.path;
   auto reference = std::make_shared<runtime::Reference>();
   StableHasher key;
   key.String(workload->name);
@@ -216,14 +274,14 @@ TargetRun TargetDevice::Run(const ir::PrimFunc& workload,
   runtime::MeasureDetails details;
   runtime::MeasureResult result;
   try {
-    result = (expected ? measurer_ : untimed_measurer_)->Measure(candidate, &details);
+    result = options_.remote != nullptr
+                 ? MeasureRemotely(candidate, details)
+                 : (expected ? measurer_ : untimed_measurer_)->Measure(candidate, &details);
   } catch (const std::exception& e) {
     run.status = "runtime_error";
     run.message = std::string("the device's measurer failed: ") + e.what();
     return run;
   }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
   bool ran = result.ok() || result.error_kind == runtime::MeasureErrorKind::kWrongResult;
   if (!ran) {
     run.status = std::string(runtime::MeasureErrorKindName(result.error_kind));

@@ -21,6 +21,7 @@
 #include "ir/relax/module.h"
 #include "runtime/fault_injection.h"
 #include "runtime/measurer.h"
+#include "search/measure/async_measurer.h"
 
 namespace kiln::validate {
 
@@ -34,6 +35,11 @@ struct TargetOptions {
   // tuning's references use past the interpreter's budget (runtime/reference_store.h), as a
   // reference device (`tune validate --reference llvm`).
   bool loops_as_written = false;
+  // Measure through Kiln's service instead of in this process: each call is one request to
+  // this asynchronous measurer (a coordinator's dispatcher), which sends it with its values
+  // to a worker of the target and brings the worker's outputs back. Not owned.
+  search::AsyncMeasurer* remote = nullptr;
+  double remote_wait_s = 600;  // for one call's answer, before it is a timeout
 };
 
 // One argument of a call: a tensor, or a scalar.
@@ -89,12 +95,17 @@ class TargetDevice {
 
  private:
   const std::pair<ir::PrimFunc, std::string>& Scheduled(const ir::PrimFunc& workload);
+  void make_work_dir();
 
   TargetOptions options_;
   std::string device_kind_;
   std::unique_ptr<runtime::Measurer> measurer_;          // checked and timed
   std::unique_ptr<runtime::Measurer> untimed_measurer_;  // for runs with no expected outputs
   std::map<uint64_t, std::pair<ir::PrimFunc, std::string>> scheduled_;  // by structural hash
+  // One call through the remote measurer: its result and outputs, as a local measurer's.
+  runtime::MeasureResult MeasureRemotely(const runtime::MeasureCandidate& candidate,
+                                         runtime::MeasureDetails& details);
+
   std::string work_dir_;
   int64_t runs_ = 0;
 };

@@ -1,8 +1,9 @@
-// `tune validate MODEL --target T [--dim NAME=V] [--input NAME=FILE.npy] [--mode M]
-// [--rtol DTYPE=V] [--atol DTYPE=V] [--carve-dir DIR] [-o report.html] [--json]`: validates a
-// model on a device the TapML way (validate/validation.h): the model carved on the reference
-// interpreter, every kernel call replayed on the device, the model offloaded call by call to
-// the first call that makes it disagree.
+// `tune validate MODEL --target T [--listen ADDR] [--dim NAME=V] [--input NAME=FILE.npy]
+// [--mode M] [--rtol DTYPE=V] [--atol DTYPE=V] [--carve-dir DIR] [-o report.html] [--json]`:
+// validates a model on a device the TapML way (validate/validation.h): the model carved on the
+// reference, every kernel call replayed on the device, the model offloaded call by call to the
+// first call that makes it disagree. The device is this machine's, or with --listen a worker's
+// that joins this process as its coordinator (validate/validation_service.h).
 //
 // Exit codes: 0 the device agrees; 1 something disagrees (or the device failed a kernel);
 // 2 the model, an input or the options were unusable.
@@ -20,6 +21,7 @@
 #include "runtime/model/npy.h"
 #include "validate/report.h"
 #include "validate/validation.h"
+#include "validate/validation_service.h"
 
 namespace kiln::cli {
 namespace {
@@ -31,6 +33,9 @@ struct ValidateCommandOptions {
   std::string target = "llvm";
   std::string reference = "interp";
   std::string coordinator;
+  std::string listen;
+  std::string device_key;
+  double wait_worker_s = 120;
   std::vector<std::string> dims;
   int64_t default_dim = 128;
   std::string func;
@@ -122,8 +127,9 @@ int Run(const ValidateCommandOptions& o) {
   std::string note;
   try {
     KILN_CHECK(o.coordinator.empty(), ErrorKind::kUnsupported,
-               "--coordinator: validation runs the device in this process for now; run tune "
-               "validate on the machine that has the device");
+               "--coordinator: a running coordinator's workers cannot be borrowed yet; "
+               "--listen ADDR makes tune validate the coordinator that the device's worker "
+               "joins (kiln-worker --coordinator ADDR --device KIND)");
     KILN_CHECK(o.reference == "interp" || o.reference == "llvm", ErrorKind::kParse,
                "--reference " + o.reference +
                    ": interp (the TensorIR interpreter) or llvm (the loops as written, built "
@@ -168,6 +174,7 @@ int Run(const ValidateCommandOptions& o) {
   if (!note.empty()) std::cerr << "tune validate: " << note << "\n";
   if (fault) std::cerr << "tune validate: " << runtime::DescribeFault(*fault) << "\n";
 
+  std::unique_ptr<validate::ValidationService> service;
   std::unique_ptr<validate::TargetDevice> device, reference;
   try {
     validate::TargetOptions target;
@@ -175,9 +182,22 @@ int Run(const ValidateCommandOptions& o) {
     target.cache_dir = o.cache_dir;
     target.threads = o.threads;
     target.fault = fault;
+    if (!o.listen.empty()) {
+      KILN_CHECK(!fault, ErrorKind::kParse,
+                 "--fault: with --listen the fault is the worker's (kiln-worker --fault)");
+      runtime::DeviceKindOfTarget(o.target);  // a target some device runs
+      service = std::make_unique<validate::ValidationService>(
+          validate::ValidationServiceOptions{o.listen, o.target, o.device_key});
+      std::cerr << "tune validate: waiting for a worker of target " << o.target << " at "
+                << service->endpoint() << "\n";
+      std::cerr << "tune validate: worker " << service->WaitForWorker(o.wait_worker_s) << "\n";
+      target.remote = &service->dispatcher();
+    }
     device = std::make_unique<validate::TargetDevice>(target);
   } catch (const Error& e) {
-    throw InputError{Error(e.kind(), "--target " + o.target + ": " + e.what())};
+    throw InputError{Error(
+        e.kind(),
+        (o.listen.empty() ? "--target " + o.target : "--listen " + o.listen) + ": " + e.what())};
   }
   if (o.reference == "llvm") {
     validate::TargetOptions trusted;
@@ -217,7 +237,15 @@ Command RegisterValidateCommand(CLI::App& parent) {
                   "the trusted device: interp (the TensorIR interpreter, default) or llvm (the "
                   "loops as written built for this CPU: much faster on large models)");
   app->add_option("--coordinator", o->coordinator,
-                  "a coordinator whose worker has the device (not yet: the device runs here)");
+                  "a running coordinator whose worker has the device (not yet: use --listen)");
+  app->add_option("--listen", o->listen,
+                  "run the device's kernels on a worker that joins this address "
+                  "(kiln-worker --coordinator ADDR --device KIND), e.g. tcp://127.0.0.1:7071");
+  app->add_option("--device-key", o->device_key,
+                  "with --listen: the device key the worker must have (default: any)");
+  app->add_option("--wait-worker-s", o->wait_worker_s,
+                  "with --listen: how long to wait for the worker to join")
+      ->check(CLI::PositiveNumber);
   app->add_option("--dim", o->dims, "bind a named dimension of the model's inputs, NAME=VALUE");
   app->add_option("--default-dim", o->default_dim, "value of symbolic dims not bound by --dim")
       ->check(CLI::PositiveNumber);
