@@ -209,6 +209,16 @@ int Run(const ValidateCommandOptions& o) {
   }
   validate::ValidationReport report =
       validate::Validate(module, entry, o.model, inputs, *device, options);
+  if (fault) {
+    bool matched = false;
+    for (const validate::CarvedCall& c : report.carve.calls) {
+      matched |= runtime::FaultApplies(*fault, c.prim_func);
+    }
+    if (!matched) {
+      std::cerr << "tune validate: --fault-task " << fault->task_pattern
+                << " matched no kernel of the model\n";
+    }
+  }
   std::cout << validate::SummaryText(report);
   if (!o.html.empty()) {
     runtime::WriteFileAtomically(o.html, cli::report::RenderValidationHtml(report));

@@ -60,6 +60,12 @@ TEST_F(ValidateCommandTest, TheMlpAgreesOnThisCpuAndTheReportsSaySo) {
   EXPECT_GT(j["failed"][0]["max_abs_error"].get<double>(), 0);
   EXPECT_EQ(j["offload"]["first_bad_task"], "fused_linear1_relu1");
   EXPECT_NE(run.output.find("fault injection: wrong results"), std::string::npos) << run.output;
+
+  // A pattern that matches no kernel says so (and everything agrees).
+  run = RunTune("validate", Args({"--fault", "nan", "--fault-task", "no_such_kernel*"}), {}, 300);
+  EXPECT_TRUE(run.ok()) << run.output;
+  EXPECT_NE(run.output.find("--fault-task no_such_kernel* matched no kernel"), std::string::npos)
+      << run.output;
 }
 
 TEST_F(ValidateCommandTest, UnusableInputIsRefusedNamingTheOption) {
