@@ -7,18 +7,27 @@
 #include "support/error.h"
 
 namespace kiln::validate {
+namespace {
+
+// What a finding says of its call (which call, its kernel and where it came from), from `base`
+// (a fresh finding, or the finding of an identical call run before).
+KernelFinding FindingOf(const CarvedCall& call, KernelFinding base = {}) {
+  base.call = call.index;
+  base.task = call.task;
+  base.prim_func = call.prim_func;
+  base.function = call.function;
+  base.binding = call.binding;
+  base.bound = call.bound;
+  base.reference_seconds = call.reference_seconds;
+  return base;
+}
+
+}  // namespace
 
 KernelFinding JudgeOutputs(const CarvedCall& call, const std::vector<ir::HostTensor>& expected,
                            const std::vector<ir::HostTensor>& actual,
                            const Tolerances& tolerances) {
-  KernelFinding f;
-  f.call = call.index;
-  f.task = call.task;
-  f.prim_func = call.prim_func;
-  f.function = call.function;
-  f.binding = call.binding;
-  f.bound = call.bound;
-  f.reference_seconds = call.reference_seconds;
+  KernelFinding f = FindingOf(call);
   if (expected.size() != actual.size()) {
     f.status = "mismatch";
     f.message = "the device returned " + std::to_string(actual.size()) +
@@ -55,23 +64,12 @@ ReplayReport Replay(const ir::relax::IRModule& module, const Carve& carve, const
     }
     for (int64_t v : call.tir_vars) key += "|" + std::to_string(v);
     if (auto it = done.find(key); it != done.end()) {
-      KernelFinding f = it->second;
-      f.call = call.index;
-      f.function = call.function;
-      f.binding = call.binding;
-      f.reference_seconds = call.reference_seconds;
+      KernelFinding f = FindingOf(call, it->second);
       report.calls.push_back(f);
       report.failed += !f.ok();
       continue;
     }
-    KernelFinding f;
-    f.call = call.index;
-    f.task = call.task;
-    f.prim_func = call.prim_func;
-    f.function = call.function;
-    f.binding = call.binding;
-    f.bound = call.bound;
-    f.reference_seconds = call.reference_seconds;
+    KernelFinding f = FindingOf(call);
     try {
       const ir::PrimFunc* workload = module.LookupPrimFunc(call.prim_func);
       KILN_CHECK(workload != nullptr, ErrorKind::kInvalidIR,

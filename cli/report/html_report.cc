@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "cli/report/page_style.h"
 #include "cli/report/svg_plot.h"
 
 namespace kiln::cli::report {
@@ -36,14 +37,8 @@ std::string UtcTime(double unix_seconds) {
   return buf;
 }
 
-const char* kStyle = R"(
-body { font-family: sans-serif; margin: 24px; color: #1a1a1a; background: #ffffff; }
-h1 { font-size: 22px; margin: 0 0 8px 0; }
-h2 { font-size: 17px; margin: 28px 0 8px 0; }
-dl.summary { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; }
-dl.summary dt { color: #555555; }
-dl.summary dd { margin: 0; }
-table.tasks { border-collapse: collapse; font-size: 13px; }
+// After kPageStyle.
+const char* kStyle = R"(table.tasks { border-collapse: collapse; font-size: 13px; }
 table.tasks th, table.tasks td { padding: 3px 10px; border-bottom: 1px solid #dddddd; }
 table.tasks td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.tasks td.name { font-family: monospace; }
@@ -79,7 +74,8 @@ std::string RenderHtmlReport(const ReportData& data) {
   const database::Job& job = data.job;
   std::string title = "Kiln tuning report: job " + std::to_string(job.id);
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  html += "<title>" + EscapeXml(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n";
+  html += "<title>" + EscapeXml(title) + "</title>\n<style>" + kPageStyle + kStyle +
+          "</style>\n</head>\n";
   html += "<body>\n<h1>" + EscapeXml(title) + "</h1>\n<dl class=\"summary\">\n";
   auto item = [&](const std::string& key, const std::string& value) {
     html += "<dt>" + EscapeXml(key) + "</dt><dd>" + EscapeXml(value) + "</dd>\n";

@@ -5,19 +5,14 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "cli/report/page_style.h"
 #include "cli/report/svg_plot.h"
 
 namespace kiln::cli::report {
 namespace {
 
-const char* kStyle = R"(
-body { font-family: sans-serif; margin: 24px; color: #1a1a1a; background: #ffffff; }
-h1 { font-size: 22px; margin: 0 0 8px 0; }
-h2 { font-size: 17px; margin: 28px 0 8px 0; }
-dl.summary { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; }
-dl.summary dt { color: #555555; }
-dl.summary dd { margin: 0; }
-table { border-collapse: collapse; font-size: 13px; }
+// After kPageStyle.
+const char* kStyle = R"(table { border-collapse: collapse; font-size: 13px; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #dddddd; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.name { font-family: monospace; }
@@ -49,7 +44,8 @@ std::string Verdict(bool ok) {
 std::string RenderValidationHtml(const validate::ValidationReport& report) {
   std::string title = "Kiln validation: " + report.model + " on " + report.device;
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  html += "<title>" + EscapeXml(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n";
+  html += "<title>" + EscapeXml(title) + "</title>\n<style>" + kPageStyle + kStyle +
+          "</style>\n</head>\n";
   html += "<body>\n<h1>" + EscapeXml(title) + "</h1>\n<dl class=\"summary\">\n";
   auto item = [&](const std::string& k, const std::string& v_html) {
     html += "<dt>" + EscapeXml(k) + "</dt><dd>" + v_html + "</dd>\n";
