@@ -18,14 +18,14 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}));
 
   std::vector<kiln::cli::Command> commands = {
-      kiln::cli::RegisterIrCommand(app),      kiln::cli::RegisterKernelCommand(app),
-      kiln::cli::RegisterTasksCommand(app),   kiln::cli::RegisterOnnxTestCommand(app),
-      kiln::cli::RegisterRunCommand(app),     kiln::cli::RegisterDbCommand(app),
-      kiln::cli::RegisterSubmitCommand(app),  kiln::cli::RegisterStatusCommand(app),
-      kiln::cli::RegisterWatchCommand(app),   kiln::cli::RegisterCancelCommand(app),
-      kiln::cli::RegisterWorkersCommand(app), kiln::cli::RegisterKeysCommand(app),
-      kiln::cli::RegisterCompileCommand(app), kiln::cli::RegisterBenchCommand(app),
-      kiln::cli::RegisterInferCommand(app),   kiln::cli::RegisterReportCommand(app),
+      kiln::cli::RegisterIrCommand(app),       kiln::cli::RegisterKernelCommand(app),
+      kiln::cli::RegisterTasksCommand(app),    kiln::cli::RegisterOnnxTestCommand(app),
+      kiln::cli::RegisterRunCommand(app),      kiln::cli::RegisterDbCommand(app),
+      kiln::cli::RegisterSubmitCommand(app),   kiln::cli::RegisterStatusCommand(app),
+      kiln::cli::RegisterWatchCommand(app),    kiln::cli::RegisterCancelCommand(app),
+      kiln::cli::RegisterWorkersCommand(app),  kiln::cli::RegisterKeysCommand(app),
+      kiln::cli::RegisterCompileCommand(app),  kiln::cli::RegisterBenchCommand(app),
+      kiln::cli::RegisterInferCommand(app),    kiln::cli::RegisterReportCommand(app),
       kiln::cli::RegisterValidateCommand(app),
   };
 
