@@ -280,7 +280,13 @@ void LockDownProcess(const LockdownLimits& limits) {
              std::string("cannot handle SIGSYS: ") + std::strerror(errno));
 
   Filter filter;
-  for (const char* name : kFileCalls) filter.Forbid(name);
+  for (const char* name : kFileCalls) {
+    if (limits.refuse_file_calls) {
+      filter.Refuse(name, EACCES);
+    } else {
+      filter.Forbid(name);
+    }
+  }
   for (const char* name : kNetworkCalls) filter.Forbid(name);
   for (const char* name : kProcessCalls) filter.Forbid(name);
   for (const char* name : kSystemCalls) filter.Forbid(name);

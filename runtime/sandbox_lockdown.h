@@ -34,6 +34,11 @@ struct LockdownLimits {
   std::string process_name = "kiln";  // names the process in the SIGSYS line
   // Off: the limits only (a runner whose driver's system calls are not yet known).
   bool filter_system_calls = true;
+  // File calls fail with EACCES instead of ending the process. For the GPU runners: their
+  // kernels run on the device, so after the lockdown only the driver touches files, and a
+  // driver's late write to its own shader cache (Mesa writes lavapipe's from a background
+  // thread) must fail quietly, not end a correct run as a violation.
+  bool refuse_file_calls = false;
 };
 
 // Applies the limits and installs the filter on every thread of the process. Throws

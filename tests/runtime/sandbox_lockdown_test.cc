@@ -7,8 +7,12 @@
 #include "runtime/sandbox_lockdown.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <filesystem>
@@ -112,6 +116,26 @@ TEST_F(SandboxLockdownTest, OpeningAFileIsAViolationAndTheFileIsNeverMade) {
                       "  if (fd >= 0) return 7;",
                   "openat");
   EXPECT_FALSE(std::filesystem::exists(witness));
+}
+
+TEST(SandboxLockdown, RefusedFileCallsFailWithEaccesAndTheProcessGoesOn) {
+  // What the GPU runners ask for: a driver's late cache write fails, the run continues.
+  ScratchDir dir;
+  std::string path = dir.Sub("made-after-lockdown");
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    LockdownLimits limits;
+    limits.refuse_file_calls = true;
+    LockDownProcess(limits);
+    int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0644);
+    _exit(fd < 0 && errno == EACCES ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the process was ended (signal " << WTERMSIG(status) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "open did not fail with EACCES";
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 TEST_F(SandboxLockdownTest, ReadingAFileIsAViolation) {
