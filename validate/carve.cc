@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 
 #include "ir/relax/exec/reference_executor.h"
@@ -13,6 +14,7 @@
 #include "ir/relax/transform/extract_tasks.h"
 #include "ir/structural.h"
 #include "runtime/file_util.h"
+#include "runtime/measure_result.h"
 #include "runtime/sandbox_protocol.h"
 #include "support/error.h"
 #include "support/stable_hash.h"
@@ -77,6 +79,15 @@ std::vector<ir::HostTensor> Flatten(const Value& v) {
   return out;
 }
 
+// The elements of `tensor` at flat `indices`, as a 1-D tensor.
+ir::HostTensor Gather(const ir::HostTensor& tensor, const std::vector<int64_t>& indices) {
+  ir::HostTensor out(tensor.dtype(), {static_cast<int64_t>(indices.size())});
+  for (size_t i = 0; i < indices.size(); ++i) {
+    out.SetDouble(static_cast<int64_t>(i), tensor.GetDouble(indices[i]));
+  }
+  return out;
+}
+
 }  // namespace
 
 Value RunOnReference(TargetDevice& reference, const ir::relax::IRModule& module,
@@ -115,18 +126,70 @@ std::string TensorStore::PathOf(const TensorRef& ref) const {
   return (fs::path(dir_) / "tensors" / (ref.digest + ".bin")).string();
 }
 
+std::string TensorStore::SamplePathOf(const TensorRef& ref) const {
+  return (fs::path(dir_) / "tensors" / (ref.digest + ".sample.bin")).string();
+}
+
+std::vector<int64_t> TensorStore::SampleIndices(const TensorRef& ref) {
+  int64_t numel = 1;
+  for (int64_t d : ref.shape) numel *= d;
+  std::vector<int64_t> indices;
+  if (numel <= kCarveSampleElements) {
+    for (int64_t i = 0; i < numel; ++i) indices.push_back(i);
+    return indices;
+  }
+  std::mt19937_64 rng(std::stoull(ref.digest, nullptr, 16));
+  std::uniform_int_distribution<int64_t> pick(0, numel - 1);
+  std::set<int64_t> chosen;
+  while (static_cast<int64_t>(chosen.size()) < kCarveSampleElements) chosen.insert(pick(rng));
+  return {chosen.begin(), chosen.end()};
+}
+
+ir::HostTensor TensorStore::GetSample(const TensorRef& ref) const {
+  std::string path = SamplePathOf(ref);
+  std::error_code ec;
+  KILN_CHECK(fs::exists(path, ec), ErrorKind::kIO, path + ": the carve's sample file is missing");
+  return runtime::ReadTensorFile(path, ref.dtype,
+                                 {static_cast<int64_t>(SampleIndices(ref).size())});
+}
+
 TensorRef TensorStore::Put(const ir::HostTensor& tensor) {
   TensorRef ref{Digest(tensor), tensor.dtype(), tensor.shape(), tensor.nbytes() <= cap_bytes_};
-  if (!ref.stored) return ref;
-  std::string path = PathOf(ref);
+  std::string path = ref.stored ? PathOf(ref) : SamplePathOf(ref);
   std::error_code ec;
-  if (!fs::exists(path, ec)) runtime::WriteTensorFile(tensor, path);
+  if (fs::exists(path, ec)) return ref;
+  if (ref.stored) {
+    runtime::WriteTensorFile(tensor, path);
+  } else {
+    runtime::WriteTensorFile(Gather(tensor, SampleIndices(ref)), path);
+  }
   return ref;
+}
+
+TensorDiff DiffWithCarved(const TensorStore& store, const TensorRef& expected,
+                          const ir::HostTensor& actual, const Tolerances& tolerances) {
+  if (expected.stored) {
+    ir::HostTensor e = store.Get(expected);
+    return Diff(e, actual, tolerances.For(e));
+  }
+  ir::HostTensor e = store.GetSample(expected);
+  if (actual.shape() != expected.shape || actual.dtype() != expected.dtype) {
+    return Diff(ir::HostTensor(expected.dtype, expected.shape), actual, tolerances.For(e));
+  }
+  std::vector<int64_t> indices = TensorStore::SampleIndices(expected);
+  TensorDiff d = Diff(e, Gather(actual, indices), tolerances.For(e));
+  if (d.first_bad_flat >= 0) {
+    // The sample's position back to the tensor's index.
+    d.first_bad_flat = indices.at(d.first_bad_flat);
+    d.first_bad_index = runtime::ElementIndex(expected.shape, d.first_bad_flat) + " (sampled)";
+  }
+  return d;
 }
 
 ir::HostTensor TensorStore::Get(const TensorRef& ref) const {
   KILN_CHECK(ref.stored, ErrorKind::kIO,
-             "tensor " + ref.digest + " was beyond the carve's size cap: only its digest is kept");
+             "tensor " + ref.digest +
+                 " was beyond the carve's size cap: only its digest and a sample are kept");
   std::string path = PathOf(ref);
   std::error_code ec;
   KILN_CHECK(fs::exists(path, ec), ErrorKind::kIO, path + ": the carve's tensor file is missing");

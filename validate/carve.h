@@ -10,8 +10,10 @@
 //                     and scalar parameters, and its inputs and outputs as tensor digests
 //   tensors/D.bin     each tensor's raw elements, stored once by its digest (FNV-1a over dtype,
 //                     shape and bytes), so the same weight passed to twelve calls costs once
-// A tensor larger than the cap is recorded by digest only (a call that reads it cannot be
-// replayed, and says so). The first call whose outputs hold a NaN or an infinity is named.
+// A tensor larger than the cap keeps its digest and a sample: kCarveSampleElements elements at
+// indices drawn from its digest (tensors/D.sample.bin). A call that reads such a tensor cannot
+// be replayed, and says so; an output beyond the cap is compared on its sample. The first call
+// whose outputs hold a NaN or an infinity is named.
 // The reference is the TensorIR interpreter (ir/relax/exec/reference_executor.h), or the
 // workloads' loops as written built for this CPU (much faster on convolutions and GEMMs).
 #pragma once
@@ -28,11 +30,14 @@
 
 namespace kiln::validate {
 
+// How many elements a tensor beyond the cap keeps.
+inline constexpr int64_t kCarveSampleElements = 4096;
+
 struct TensorRef {
   std::string digest;  // 16 hex digits
   ir::DataType dtype = ir::DataType::Float(32);
   std::vector<int64_t> shape;
-  bool stored = true;  // false: beyond the carve's cap, only the digest was kept
+  bool stored = true;  // false: beyond the carve's cap, only the digest and a sample kept
 };
 
 // One argument of a call_tir's argument tuple: a tensor or a scalar.
@@ -84,11 +89,18 @@ class TensorStore {
   ir::HostTensor Get(const TensorRef& ref) const;
   // The raw elements' file (what measurers read as a kernel's input).
   std::string PathOf(const TensorRef& ref) const;
+  // A tensor beyond the cap: the flat indices its sample keeps (ascending, the same on every
+  // machine), and the sample's elements (1-D, in that order). kiln::Error(kIO) naming the file
+  // when it is missing.
+  static std::vector<int64_t> SampleIndices(const TensorRef& ref);
+  ir::HostTensor GetSample(const TensorRef& ref) const;
   // The digest Put would give, without storing.
   static std::string Digest(const ir::HostTensor& tensor);
   const std::string& dir() const { return dir_; }
 
  private:
+  std::string SamplePathOf(const TensorRef& ref) const;
+
   std::string dir_;
   uint64_t cap_bytes_;
 };
@@ -110,6 +122,13 @@ ir::relax::exec::Value RunOnReference(TargetDevice& reference, const ir::relax::
                                       const std::vector<ir::relax::exec::Value>& args,
                                       const std::vector<int64_t>& tir_vars,
                                       const ir::relax::exec::ShapeEnv& env);
+
+// `actual` against the carved `expected`: every element when it was stored, else its sample's
+// (the first bad index is then the full tensor's).
+struct Tolerances;
+struct TensorDiff;
+TensorDiff DiffWithCarved(const TensorStore& store, const TensorRef& expected,
+                          const ir::HostTensor& actual, const Tolerances& tolerances);
 
 // The task name of each PrimFunc of `module` that `entry` calls (structurally equal PrimFuncs
 // share the name of the first called).

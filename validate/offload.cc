@@ -60,11 +60,6 @@ class OffloadRunner {
                  "call " + std::to_string(site.index) + " (" + site.prim_func +
                      ") is not the carve's: the carve is of another model or other inputs");
       const CarvedCall& carved = carve_.calls[site.index];
-      // The carve's outputs; an output beyond the carve's cap is not compared.
-      std::vector<ir::HostTensor> expected;
-      for (const TensorRef& r : carved.outputs) {
-        expected.push_back(r.stored ? store_.Get(r) : ir::HostTensor());
-      }
       auto reference = [&] {
         return Unpack(reference_ ? RunOnReference(*reference_, module_, site, args, tir_vars, env)
                                  : run_reference());
@@ -80,13 +75,14 @@ class OffloadRunner {
         }
         outputs = std::move(r.outputs);
       } else if (SameInputsAsCarved(carved, args)) {
-        return Pack(expected);
+        std::vector<ir::HostTensor> carved_outputs;
+        for (const TensorRef& r : carved.outputs) carved_outputs.push_back(store_.Get(r));
+        return Pack(std::move(carved_outputs));
       } else {
         outputs = reference();
       }
-      for (size_t i = 0; i < expected.size() && i < outputs.size(); ++i) {
-        if (!carved.outputs[i].stored) continue;
-        TensorDiff d = Diff(expected[i], outputs[i], tolerances_.For(expected[i]));
+      for (size_t i = 0; i < carved.outputs.size() && i < outputs.size(); ++i) {
+        TensorDiff d = DiffWithCarved(store_, carved.outputs[i], outputs[i], tolerances_);
         if (!d.ok) {
           disagree(site.index,
                    carved.task + " (call " + std::to_string(site.index) +
@@ -101,9 +97,7 @@ class OffloadRunner {
     Value result = ir::relax::exec::ReferenceExecutor(module_).Run(carve_.entry, args, hook);
     std::vector<ir::HostTensor> outputs = Unpack(result);
     for (size_t i = 0; i < outputs.size() && i < carve_.outputs.size(); ++i) {
-      if (!carve_.outputs[i].stored) continue;
-      ir::HostTensor expected = store_.Get(carve_.outputs[i]);
-      TensorDiff d = Diff(expected, outputs[i], tolerances_.For(expected));
+      TensorDiff d = DiffWithCarved(store_, carve_.outputs[i], outputs[i], tolerances_);
       if (!d.ok) disagree(-1, "the model's output " + std::to_string(i) + ": " + d.Summary());
     }
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -48,8 +48,9 @@ struct ReplayReport {
   double seconds = 0;
 };
 
-// The finding of one call from its outputs on the device (`outputs`) against the carve's.
-KernelFinding JudgeOutputs(const CarvedCall& call, const std::vector<ir::HostTensor>& expected,
+// The finding of one call from its outputs on the device (`actual`) against the carve's
+// (DiffWithCarved: every element, or the sample of an output beyond the cap).
+KernelFinding JudgeOutputs(const CarvedCall& call, const TensorStore& store,
                            const std::vector<ir::HostTensor>& actual, const Tolerances& tolerances);
 
 // `module` is the prepared module the carve was made from (its PrimFuncs are the workloads).

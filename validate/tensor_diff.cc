@@ -85,6 +85,7 @@ TensorDiff Diff(const ir::HostTensor& expected, const ir::HostTensor& actual,
     if (!(abs_err <= tolerance.atol + tolerance.rtol * std::fabs(e))) {
       if (d.mismatches++ == 0) {
         d.first_bad_index = runtime::ElementIndex(expected.shape(), i);
+        d.first_bad_flat = i;
         d.expected_at_first = e;
         d.actual_at_first = a;
       }

@@ -34,6 +34,7 @@ struct TensorDiff {
   int64_t mismatches = 0;
   int64_t elements = 0;
   std::string first_bad_index;  // "[0, 3]"; empty when ok
+  int64_t first_bad_flat = -1;  // the same, row-major flat
   double expected_at_first = 0, actual_at_first = 0;
   bool non_finite = false;  // a NaN or Inf where the reference has a finite value
   double rtol = 0, atol = 0;

@@ -273,7 +273,8 @@ Command RegisterValidateCommand(CLI::App& parent) {
   app->add_option("--carve-dir", o->carve_dir,
                   "where the carve is kept and reused (default MODEL_FILE.carve here)");
   app->add_option("--carve-cap-mb", o->carve_cap_mb,
-                  "tensors above this are kept by digest only (their calls are not replayed)")
+                  "tensors above this keep a digest and a sample (a call reading one is not "
+                  "replayed; an output is compared on its sample); default 256")
       ->check(CLI::PositiveNumber);
   app->add_option("-o,--output", o->html, "write the report as an HTML page");
   app->add_option("--report-json", o->report_json, "write the whole report as JSON");

@@ -1,6 +1,6 @@
 // The carve: what it records per call, that tensors are stored once, that a saved carve loads
-// back the same and a damaged one is refused naming what is wrong, the size cap, the first
-// non-finite call, and the tolerances' parsing.
+// back the same and a damaged one is refused naming what is wrong, the size cap and the samples
+// beyond it, the first non-finite call, and the tolerances' parsing.
 #include "validate/carve.h"
 
 #include <gtest/gtest.h>
@@ -129,6 +129,30 @@ TEST_F(CarveTest, TensorsAboveTheCapAreKeptByDigestAndTheirCallsAreNotReplayedBu
   EXPECT_FALSE(r.ok());
   // Offload needs no stored inputs: it runs the model; what was stored is compared.
   EXPECT_TRUE(r.offload->ok) << SummaryText(r);
+}
+
+TEST_F(CarveTest, OutputsBeyondTheCapAreComparedOnTheirSample) {
+  PreparedModel m = PrepareFile(ExampleModel("mlp"), {{"batch", 4}});
+  ValidateOptions options = Options("carve", Mode::kOffload);
+  options.carve_cap_bytes = 64;  // every activation is beyond it: only digests and samples
+  std::unique_ptr<TargetDevice> correct = Device("llvm");
+  ValidationReport clean = Validate(m.module, m.entry, m.name, m.inputs, *correct, options);
+  for (const CarvedCall& c : clean.carve.calls) {
+    for (const TensorRef& r : c.outputs) {
+      ASSERT_FALSE(r.stored);
+      EXPECT_TRUE(std::filesystem::exists(dir_ / "carve" / "tensors" / (r.digest + ".sample.bin")));
+    }
+  }
+  EXPECT_TRUE(clean.ok()) << SummaryText(clean);
+  // A wrong kernel is still found: its outputs against their samples.
+  std::unique_ptr<TargetDevice> faulty =
+      Device("llvm", runtime::FaultSpec{runtime::FaultKind::kWrong, "fused_linear1_relu1"});
+  ValidationReport r = Validate(m.module, m.entry, m.name, m.inputs, *faulty, options);
+  EXPECT_TRUE(r.carve_reused);
+  ASSERT_TRUE(r.offload->first_bad_call.has_value()) << SummaryText(r);
+  EXPECT_EQ(*r.offload->first_bad_call, 1);
+  EXPECT_NE(r.offload->runs.front().what.find("(sampled)"), std::string::npos)
+      << r.offload->runs.front().what;
 }
 
 constexpr char kLogModel[] = R"(# from tvm.script import relax as R
