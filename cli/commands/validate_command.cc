@@ -8,6 +8,7 @@
 // Exit codes: 0 the device agrees; 1 something disagrees (or the device failed a kernel);
 // 2 the model, an input or the options were unusable.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -17,8 +18,10 @@
 #include "cli/report/validation_html.h"
 #include "ir/model/model_tasks.h"
 #include "ir/relax/struct_info.h"
+#include "runtime/cpu_builder.h"
 #include "runtime/file_util.h"
 #include "runtime/model/npy.h"
+#include "support/stable_hash.h"
 #include "validate/report.h"
 #include "validate/validation.h"
 #include "validate/validation_service.h"
@@ -166,7 +169,17 @@ int Run(const ValidateCommandOptions& o) {
     inputs = ModelInputs(EntryParams(module, entry), o.inputs, o.seed);
     options.carve_dir = o.carve_dir;
     if (options.carve_dir.empty()) {
-      options.carve_dir = std::filesystem::path(o.model).filename().string() + ".carve";
+      // In the cache, one folder per model file (by its absolute path): examples share names.
+      std::filesystem::path model = std::filesystem::absolute(o.model);
+      StableHasher path_hash;
+      path_hash.String(model.string());
+      char suffix[17];
+      std::snprintf(suffix, sizeof suffix, "%08llx",
+                    static_cast<unsigned long long>(path_hash.value() & 0xffffffffull));
+      options.carve_dir =
+          (std::filesystem::path(o.cache_dir.empty() ? runtime::DefaultCacheDir() : o.cache_dir) /
+           "carves" / (model.filename().string() + "-" + suffix))
+              .string();
     }
   } catch (const Error& e) {
     throw InputError{e};
@@ -271,7 +284,8 @@ Command RegisterValidateCommand(CLI::App& parent) {
                   "absolute tolerance of a dtype, DTYPE=VALUE (default: the dtype's, raised to "
                   "rtol / 10 of the largest expected magnitude)");
   app->add_option("--carve-dir", o->carve_dir,
-                  "where the carve is kept and reused (default MODEL_FILE.carve here)");
+                  "where the carve is kept and reused (default: the cache's "
+                  "carves/MODEL_FILE-PATHHASH)");
   app->add_option("--carve-cap-mb", o->carve_cap_mb,
                   "tensors above this keep a digest and a sample (a call reading one is not "
                   "replayed; an output is compared on its sample); default 256")
