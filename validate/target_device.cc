@@ -10,6 +10,7 @@
 #include <limits>
 #include <thread>
 
+#include "compiler/apply_best.h"
 #include "ir/structural.h"
 #include "runtime/host_cpu.h"
 #include "runtime/reference_store.h"
@@ -174,6 +175,16 @@ const std::pair<ir::PrimFunc, std::string>& TargetDevice::Scheduled(const ir::Pr
   auto it = scheduled_.find(key);
   if (it != scheduled_.end()) return it->second;
   std::pair<ir::PrimFunc, std::string> s{workload, "loops as written"};
+  if (options_.db != nullptr && !options_.loops_as_written) {
+    compiler::ChosenSchedule chosen =
+        compiler::ApplyBest(options_.db, workload, ir::StructuralHashHex(workload), options_.target,
+                            options_.device_key);
+    if (chosen.record) {
+      std::string label =
+          "record " + std::to_string(chosen.record->id) + " (" + options_.device_key + ")";
+      return scheduled_.emplace(key, std::make_pair(chosen.scheduled, label)).first->second;
+    }
+  }
   try {
     if (options_.loops_as_written) {
       // The trusted build: nothing to schedule.

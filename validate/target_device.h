@@ -3,9 +3,10 @@
 // the device's own measurer (runtime/measurer.h), so the kernel is generated, built, run and
 // timed exactly as tuning measures it, crashes and hangs included, in a child process.
 //
-// The kernel a call runs on the device is its task's default schedule for that device: for a
-// CPU target the default CPU schedule (search/space/default_schedule.h; the loops as written
-// where none applies), for a GPU target the default GPU thread binding
+// The kernel a call runs on the device is its task's best tuning record for the device when a
+// database is given and one replays, else its default schedule for that device: for a CPU
+// target the default CPU schedule (search/space/default_schedule.h; the loops as written where
+// none applies), for a GPU target the default GPU thread binding
 // (search/space/thread_binding.h).
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "database/database.h"
 #include "ir/function.h"
 #include "ir/host_tensor.h"
 #include "ir/relax/exec/reference_executor.h"
@@ -40,6 +42,10 @@ struct TargetOptions {
   // to a worker of the target and brings the worker's outputs back. Not owned.
   search::AsyncMeasurer* remote = nullptr;
   double remote_wait_s = 600;  // for one call's answer, before it is a timeout
+  // The tuning records a task's kernel comes from: the best of `db` for (workload, target,
+  // device_key) that replays (compiler/apply_best.h), else the default schedule. Not owned.
+  database::Database* db = nullptr;
+  std::string device_key = {};
 };
 
 // One argument of a call: a tensor, or a scalar.
@@ -58,7 +64,7 @@ struct TargetRun {
   std::string message;
   std::vector<ir::HostTensor> outputs;  // the call's outputs, in order, when it ran
   double seconds = 0;                   // its median time on the device; 0 when not timed
-  std::string schedule;                 // "default cpu schedule", "loops as written", ...
+  std::string schedule;  // "record 17", "default cpu schedule", "loops as written", ...
 };
 
 class TargetDevice;

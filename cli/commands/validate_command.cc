@@ -16,6 +16,7 @@
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
 #include "cli/report/validation_html.h"
+#include "database/sqlite_database.h"
 #include "ir/model/model_tasks.h"
 #include "ir/relax/struct_info.h"
 #include "runtime/cpu_builder.h"
@@ -25,6 +26,7 @@
 #include "validate/report.h"
 #include "validate/validation.h"
 #include "validate/validation_service.h"
+#include "worker/device_probe.h"
 
 namespace kiln::cli {
 namespace {
@@ -38,6 +40,7 @@ struct ValidateCommandOptions {
   std::string coordinator;
   std::string listen;
   std::string device_key;
+  std::string db;
   double wait_worker_s = 120;
   std::vector<std::string> dims;
   int64_t default_dim = 128;
@@ -189,12 +192,23 @@ int Run(const ValidateCommandOptions& o) {
 
   std::unique_ptr<validate::ValidationService> service;
   std::unique_ptr<validate::TargetDevice> device, reference;
+  std::unique_ptr<database::SqliteDatabase> db;
+  if (!o.db.empty()) {
+    database::SqliteDatabaseOptions open;
+    open.create = false;
+    try {
+      db = std::make_unique<database::SqliteDatabase>(o.db, open);
+    } catch (const Error& e) {
+      throw InputError{Error(e.kind(), std::string("--db: ") + e.what())};
+    }
+  }
   try {
     validate::TargetOptions target;
     target.target = o.target;
     target.cache_dir = o.cache_dir;
     target.threads = o.threads;
     target.fault = fault;
+    target.db = db.get();
     if (!o.listen.empty()) {
       KILN_CHECK(!fault, ErrorKind::kParse,
                  "--fault: with --listen the fault is the worker's (kiln-worker --fault)");
@@ -205,6 +219,14 @@ int Run(const ValidateCommandOptions& o) {
                 << service->endpoint() << "\n";
       std::cerr << "tune validate: worker " << service->WaitForWorker(o.wait_worker_s) << "\n";
       target.remote = &service->dispatcher();
+    }
+    if (db) {
+      // The records of the device the kernels run on: given, the worker's that joined, or this
+      // machine's device of the target's kind.
+      target.device_key = !o.device_key.empty() ? o.device_key
+                          : service
+                              ? service->dispatcher().MatchingWorkers(o.target, "").at(0).device_key
+                              : worker::ProbeDevice(runtime::DeviceKindOfTarget(o.target)).key;
     }
     device = std::make_unique<validate::TargetDevice>(target);
   } catch (const Error& e) {
@@ -265,7 +287,11 @@ Command RegisterValidateCommand(CLI::App& parent) {
                   "run the device's kernels on a worker that joins this address "
                   "(kiln-worker --coordinator ADDR --device KIND), e.g. tcp://127.0.0.1:7071");
   app->add_option("--device-key", o->device_key,
-                  "with --listen: the device key the worker must have (default: any)");
+                  "the device key whose records --db gives and, with --listen, that the worker "
+                  "must have (default: this machine's device of the target; with --listen, any)");
+  app->add_option("--db", o->db,
+                  "a tuning database: each kernel on the device is its task's best record for "
+                  "the device that replays, else the default schedule");
   app->add_option("--wait-worker-s", o->wait_worker_s,
                   "with --listen: how long to wait for the worker to join")
       ->check(CLI::PositiveNumber);

@@ -1,7 +1,7 @@
 // `tune validate` run as a user runs it: the MLP validated on this CPU against the interpreter
 // (exit 0, the --json line, the HTML page and the whole report), with a fault injected (exit 1,
-// the faulty task named by replay and offload), with its carve reused, and refused with exit 2
-// naming the option for unusable input.
+// the faulty task named by replay and offload), with its carve reused, with the kernels of a
+// tuning database, and refused with exit 2 naming the option for unusable input.
 #include <gtest/gtest.h>
 
 #include "support/file.h"
@@ -66,6 +66,28 @@ TEST_F(ValidateCommandTest, TheMlpAgreesOnThisCpuAndTheReportsSaySo) {
   EXPECT_TRUE(run.ok()) << run.output;
   EXPECT_NE(run.output.find("--fault-task no_such_kernel* matched no kernel"), std::string::npos)
       << run.output;
+}
+
+TEST_F(ValidateCommandTest, WithADatabaseTheKernelsAreTheTunedRecords) {
+  std::string db = (dir_ / "tuning.db").string();
+  runtime::ProcessResult tuned =
+      RunTune("run", {Mlp(), "--dim", "batch=4", "--trials", "12", "--db", db}, {}, 600);
+  ASSERT_TRUE(tuned.ok()) << tuned.output;
+  std::string full = (dir_ / "report.json").string();
+  runtime::ProcessResult run =
+      RunTune("validate", Args({"--db", db, "--report-json", full, "--json"}), {}, 300);
+  ASSERT_TRUE(run.ok()) << run.output;
+  nlohmann::json report = nlohmann::json::parse(ReadFile(full));
+  int from_records = 0;
+  for (const nlohmann::json& call : report["replay"]["calls"]) {
+    from_records += call["schedule"].get<std::string>().rfind("record ", 0) == 0;
+    EXPECT_EQ(call["status"], "ok") << call.dump();
+  }
+  EXPECT_GT(from_records, 0) << report.dump(1);
+  // A database that does not exist is refused, naming the option.
+  run = RunTune("validate", Args({"--db", (dir_ / "none.db").string()}), {}, 120);
+  EXPECT_TRUE(run.exited && run.exit_code == 2) << run.output;
+  EXPECT_NE(run.output.find("--db"), std::string::npos) << run.output;
 }
 
 TEST_F(ValidateCommandTest, UnusableInputIsRefusedNamingTheOption) {
