@@ -6,14 +6,13 @@
 // hold.
 #include "runtime/sandbox_lockdown.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
