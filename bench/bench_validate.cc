@@ -17,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/model/model_tasks.h"
-#include "ir/relax/struct_info.h"
 #include "support/error.h"
 #include "support/file.h"
+#include "validate/model_inputs.h"
 #include "validate/validation.h"
 
 namespace kiln::bench {
@@ -51,14 +51,8 @@ json RunModel(const ModelSpec& spec, validate::TargetDevice& device,
   ir::model::ModelTasks tasks =
       ir::model::ExtractModelTasks(spec.path, ReadFile(spec.path), options);
   const ir::relax::IRModule& module = tasks.buckets.at(0).module;
-  std::vector<ir::HostTensor> inputs;
-  uint64_t seed = 1;
-  for (const ir::relax::Var& p : (*module.LookupFunction(tasks.entry))->params) {
-    const auto* t = p.struct_info().as<ir::relax::TensorStructInfoNode>();
-    std::vector<int64_t> shape;
-    for (const ir::relax::PrimExpr& d : *t->shape) shape.push_back(*ir::AsConstInt(d));
-    inputs.push_back(ir::HostTensor::Random(t->dtype, shape, seed++));
-  }
+  std::vector<ir::HostTensor> inputs =
+      validate::SeededInputs(validate::EntryParams(module, tasks.entry), 1);
   validate::ValidateOptions v;
   v.carve_dir = (work / spec.name).string();
   v.reference = reference;

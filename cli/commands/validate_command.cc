@@ -18,11 +18,11 @@
 #include "cli/report/validation_html.h"
 #include "database/sqlite_database.h"
 #include "ir/model/model_tasks.h"
-#include "ir/relax/struct_info.h"
 #include "runtime/cpu_builder.h"
 #include "runtime/file_util.h"
 #include "runtime/model/npy.h"
 #include "support/stable_hash.h"
+#include "validate/model_inputs.h"
 #include "validate/report.h"
 #include "validate/validation.h"
 #include "validate/validation_service.h"
@@ -60,39 +60,9 @@ struct ValidateCommandOptions {
   bool json = false;
 };
 
-// The entry's parameters: name, dtype and concrete shape (every dim bound in the prepared
-// module).
-struct EntryParam {
-  std::string name;
-  ir::DataType dtype;
-  std::vector<int64_t> shape;
-};
-
-std::vector<EntryParam> EntryParams(const ir::relax::IRModule& module, const std::string& entry) {
-  const ir::relax::Function* f = module.LookupFunction(entry);
-  KILN_CHECK(f != nullptr, ErrorKind::kInvalidIR, "no entry function " + entry);
-  std::vector<EntryParam> out;
-  for (const ir::relax::Var& p : (*f)->params) {
-    const auto* t = p.struct_info().as<ir::relax::TensorStructInfoNode>();
-    KILN_CHECK(t != nullptr && t->shape && !t->unknown_dtype(), ErrorKind::kUnsupported,
-               "input " + p.name() + ": a tensor of known dtype and shape expected, got " +
-                   p.struct_info().ToString());
-    EntryParam e{p.name(), t->dtype, {}};
-    for (const ir::relax::PrimExpr& d : *t->shape) {
-      std::optional<int64_t> v = ir::AsConstInt(d);
-      KILN_CHECK(v.has_value(), ErrorKind::kUnsupported,
-                 "input " + p.name() + ": dim " + ir::relax::DimToString(d) +
-                     " is symbolic; bind it with --dim NAME=VALUE");
-      e.shape.push_back(*v);
-    }
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
 // The model's inputs: from --input NAME=FILE.npy where given, else seeded random values
 // (floats in [-1, 1), integers in [0, 1]).
-std::vector<ir::HostTensor> ModelInputs(const std::vector<EntryParam>& params,
+std::vector<ir::HostTensor> ModelInputs(const std::vector<validate::EntryParam>& params,
                                         const std::vector<std::string>& options, uint64_t seed) {
   std::map<std::string, std::string> files;
   for (const std::string& o : options) {
@@ -100,7 +70,7 @@ std::vector<ir::HostTensor> ModelInputs(const std::vector<EntryParam>& params,
     KILN_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < o.size(), ErrorKind::kParse,
                "--input " + o + ": NAME=FILE.npy expected");
     bool known = false;
-    for (const EntryParam& p : params) known |= p.name == o.substr(0, eq);
+    for (const validate::EntryParam& p : params) known |= p.name == o.substr(0, eq);
     KILN_CHECK(known, ErrorKind::kParse,
                "--input " + o + ": the model has no input " + o.substr(0, eq));
     KILN_CHECK(files.emplace(o.substr(0, eq), o.substr(eq + 1)).second, ErrorKind::kParse,
@@ -108,11 +78,10 @@ std::vector<ir::HostTensor> ModelInputs(const std::vector<EntryParam>& params,
   }
   std::vector<ir::HostTensor> out;
   for (size_t i = 0; i < params.size(); ++i) {
-    const EntryParam& p = params[i];
+    const validate::EntryParam& p = params[i];
     auto it = files.find(p.name);
     if (it == files.end()) {
-      bool is_int = !p.dtype.is_float();
-      out.push_back(ir::HostTensor::Random(p.dtype, p.shape, seed + i, is_int ? 0 : -1, 1));
+      out.push_back(validate::SeededInput(p, seed + i));
       continue;
     }
     ir::HostTensor t = runtime::model::ReadNpy(it->second);
@@ -169,7 +138,7 @@ int Run(const ValidateCommandOptions& o) {
     if (!tasks.defaulted.empty()) {
       note = "symbolic dims bound to " + tasks.DefaultedText() + " (--dim NAME=VALUE to choose)";
     }
-    inputs = ModelInputs(EntryParams(module, entry), o.inputs, o.seed);
+    inputs = ModelInputs(validate::EntryParams(module, entry), o.inputs, o.seed);
     options.carve_dir = o.carve_dir;
     if (options.carve_dir.empty()) {
       // In the cache, one folder per model file (by its absolute path): examples share names.

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "ir/model/model_tasks.h"
-#include "ir/relax/struct_info.h"
 #include "support/error.h"
 #include "support/file.h"
+#include "validate/model_inputs.h"
 #include "validate/validation.h"
 
 namespace kiln::validate::testing {
@@ -28,7 +28,7 @@ struct PreparedModel {
 };
 
 // The model file's prepared module with `dims` bound, and seeded inputs for its entry's
-// parameters (floats in [-1, 1)).
+// parameters (validate/model_inputs.h).
 inline PreparedModel Prepare(const std::string& path, const std::string& bytes,
                              const std::map<std::string, int64_t>& dims = {}) {
   ir::model::ModelTaskOptions options;
@@ -36,14 +36,7 @@ inline PreparedModel Prepare(const std::string& path, const std::string& bytes,
   options.keep_modules = true;
   ir::model::ModelTasks tasks = ir::model::ExtractModelTasks(path, bytes, options);
   PreparedModel m{path, tasks.buckets.at(0).module, tasks.entry, {}};
-  const ir::relax::Function* f = m.module.LookupFunction(m.entry);
-  uint64_t seed = 7;
-  for (const ir::relax::Var& p : (*f)->params) {
-    const auto* t = p.struct_info().as<ir::relax::TensorStructInfoNode>();
-    std::vector<int64_t> shape;
-    for (const ir::relax::PrimExpr& d : *t->shape) shape.push_back(*ir::AsConstInt(d));
-    m.inputs.push_back(ir::HostTensor::Random(t->dtype, shape, seed++));
-  }
+  m.inputs = SeededInputs(EntryParams(m.module, m.entry), 7);
   return m;
 }
 
