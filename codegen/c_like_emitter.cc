@@ -61,6 +61,8 @@ std::string CLikeEmitter::DeclareName(const std::string& hint) {
   for (char c : hint) base += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
   if (base.rfind("kiln_", 0) == 0) base = "v_" + base;
+  // WGSL takes no identifier of a lone underscore or a leading double one.
+  if (base[0] == '_') base = "v" + base;
   std::string name = base;
   for (int i = 1; used_names_.count(name); ++i) name = base + "_" + std::to_string(i);
   used_names_.insert(name);
@@ -437,10 +439,19 @@ void CLikeEmitter::EmitEvaluate(const EvaluateNode* op) {
   Line() << "(void)" << PrintExpr(op->value) << ";\n";
 }
 
+void CLikeEmitter::EmitConstDecl(DataType t, const std::string& name, const std::string& value) {
+  Line() << "const " << TypeName(t) << " " << name << " = " << value << ";\n";
+}
+
+void CLikeEmitter::EmitForHeader(DataType t, const std::string& name, const std::string& begin,
+                                 const std::string& end) {
+  Line() << "for (" << TypeName(t) << " " << name << " = " << begin << "; " << name << " < " << end
+         << "; ++" << name << ") {\n";
+}
+
 void CLikeEmitter::EmitFor(const ForNode* op) {
   if (op->for_kind == ForKind::kThreadBinding) return EmitThreadBinding(op);
   EmitLoopPrefix(op);
-  std::string type = TypeName(op->loop_var.dtype());
   std::string begin = PrintExpr(op->min);
   Expr end_expr =
       FoldAdd(CastTo(op->loop_var.dtype(), op->min), CastTo(op->loop_var.dtype(), op->extent));
@@ -455,8 +466,7 @@ void CLikeEmitter::EmitFor(const ForNode* op) {
   } catch (const Error&) {
     // A variable the analyzer already knows (a loop copied by unrolling): bounds suffice.
   }
-  Line() << "for (" << type << " " << name << " = " << begin << "; " << name << " < " << end
-         << "; ++" << name << ") {\n";
+  EmitForHeader(op->loop_var.dtype(), name, begin, end);
   ++indent_;
   EmitStmt(op->body);
   --indent_;
@@ -506,7 +516,7 @@ void CLikeEmitter::EmitStmt(const Stmt& s) {
           // Constant bounds suffice.
         }
       }
-      Line() << "const " << TypeName(op->var.dtype()) << " " << name << " = " << value << ";\n";
+      EmitConstDecl(op->var.dtype(), name, value);
       return EmitStmt(op->body);
     }
     case NodeKind::kAllocate: {

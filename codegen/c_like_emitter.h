@@ -79,6 +79,11 @@ class CLikeEmitter {
   virtual void EmitRegisterDecl(ir::DataType t, const std::string& name);
   // Lane `lane` of vector variable `vector`, readable and assignable ("v[1]" in C).
   virtual std::string PrintLane(const std::string& vector, int lane);
+  // A constant's declaration line ("const int x = v;" in C; WGSL says "let x: i32 = v;").
+  virtual void EmitConstDecl(ir::DataType t, const std::string& name, const std::string& value);
+  // The opening line of a counted loop `name` from `begin` while below `end`, with its brace.
+  virtual void EmitForHeader(ir::DataType t, const std::string& name, const std::string& begin,
+                             const std::string& end);
 
   // ---- Shared machinery ------------------------------------------------------------------
   std::string PrintExpr(const ir::Expr& e);

@@ -1,6 +1,8 @@
 // GpuEmitter: thread-bound loops, barriers, shared declarations.
 #include "codegen/gpu/gpu_emitter.h"
 
+#include <limits>
+
 #include "codegen/gpu/barriers.h"
 #include "codegen/passes/ir_utils.h"
 
@@ -49,13 +51,13 @@ void GpuEmitter::EmitThreadBinding(const ForNode* op) {
            << ") {\n";
     ++indent_;
   }
-  std::string value = "(" + TypeName(t) + ")(" + index + ")";
+  std::string value = ConvertThreadIndex(t, index);
   if (!IsConstInt(op->min, 0)) value = "(" + PrintExpr(op->min) + " + " + value + ")";
   std::string name = DeclareVar(op->loop_var);
   auto min = AsConstInt(op->min);
   if (min && extent) SetBounds(op->loop_var.get(), {*min, *min + *extent - 1});
-  Line() << "const " << TypeName(t) << " " << name << " = " << value << ";\n";
-  Line() << "(void)" << name << ";\n";
+  EmitConstDecl(t, name, value);
+  MarkUsed(name);
   EmitStmt(op->body);
   if (guarded) {
     --indent_;
@@ -63,6 +65,47 @@ void GpuEmitter::EmitThreadBinding(const ForNode* op) {
   }
   --indent_;
   Line() << "}\n";
+}
+
+std::string GpuEmitter::ConvertThreadIndex(DataType t, const std::string& index) {
+  return "(" + TypeName(t) + ")(" + index + ")";
+}
+
+void GpuEmitter::MarkUsed(const std::string& name) { Line() << "(void)" << name << ";\n"; }
+
+std::optional<Expr> GpuEmitter::NarrowTo32(const Expr& e) {
+  if (!e.dtype().is_int() || !e.dtype().is_scalar()) return std::nullopt;
+  Bounds b = BoundsOf(e);
+  if (b.min < std::numeric_limits<int32_t>::min() || b.max > std::numeric_limits<int32_t>::max()) {
+    return std::nullopt;
+  }
+  const DataType i32 = DataType::Int(32);
+  auto binary = [&](const Expr& x, const Expr& y, auto make) -> std::optional<Expr> {
+    std::optional<Expr> a = NarrowTo32(x), c = NarrowTo32(y);
+    if (!a || !c) return std::nullopt;
+    return make(*a, *c);
+  };
+  switch (e.kind()) {
+    case NodeKind::kIntImm:
+      return IntImm(i32, e.as<IntImmNode>()->value);
+    case NodeKind::kAdd:
+      return binary(e.as<AddNode>()->a, e.as<AddNode>()->b, [](Expr x, Expr y) { return x + y; });
+    case NodeKind::kSub:
+      return binary(e.as<SubNode>()->a, e.as<SubNode>()->b, [](Expr x, Expr y) { return x - y; });
+    case NodeKind::kMul:
+      return binary(e.as<MulNode>()->a, e.as<MulNode>()->b, [](Expr x, Expr y) { return x * y; });
+    case NodeKind::kFloorDiv:
+      return binary(e.as<FloorDivNode>()->a, e.as<FloorDivNode>()->b, [&](Expr x, Expr y) {
+        return Expr(std::make_shared<const FloorDivNode>(i32, std::move(x), std::move(y)));
+      });
+    case NodeKind::kFloorMod:
+      return binary(e.as<FloorModNode>()->a, e.as<FloorModNode>()->b, [&](Expr x, Expr y) {
+        return Expr(std::make_shared<const FloorModNode>(i32, std::move(x), std::move(y)));
+      });
+    default:
+      // Variables, loads and anything else: converted once, their value fits.
+      return Cast(i32, e);
+  }
 }
 
 void GpuEmitter::EmitEvaluate(const EvaluateNode* op) {

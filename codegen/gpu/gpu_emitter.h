@@ -5,6 +5,7 @@
 // EmitKernelBody.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "codegen/c_like_emitter.h"
@@ -21,8 +22,15 @@ class GpuEmitter : public CLikeEmitter {
   // Declares shared buffer `buffer` as `name` (the subclass's spelling: "__local float a[64];").
   virtual void EmitSharedDecl(const ir::Buffer& buffer, const std::string& name) = 0;
 
+  // `index` (an int expression) converted to the dtype `t` of the loop bound to it; C casts.
+  virtual std::string ConvertThreadIndex(ir::DataType t, const std::string& index);
+  // A line that keeps a compiler quiet about constant `name` when unused ("(void)x;" in C); the
+  // shading languages need none.
+  virtual void MarkUsed(const std::string& name);
+
   // Declares `kernel`'s shared buffers, then prints its body, at the current indentation.
   void EmitKernelBody(const GpuKernel& kernel);
+  const GpuKernel* kernel() const { return kernel_; }
 
   void EmitThreadBinding(const ir::ForNode* op) override;
   void EmitEvaluate(const ir::EvaluateNode* op) override;
@@ -30,6 +38,12 @@ class GpuEmitter : public CLikeEmitter {
   // The constant element count of `buffer` (a local or shared allocation); kiln::Error
   // (kUnsupported) naming it when its size is symbolic.
   int64_t ConstantElements(const ir::Buffer& buffer);
+
+  // `e` (a scalar integer) rewritten in int32 arithmetic where every part of it provably fits
+  // (the loops' and shape variables' bounds), or nullopt. GPUs do 64-bit integer arithmetic
+  // slowly, and lavapipe (Mesa 22.3) computed some int64 index arithmetic and comparisons
+  // wrongly where the same shader in 32-bit was right.
+  std::optional<ir::Expr> NarrowTo32(const ir::Expr& e);
 
  private:
   const GpuKernel* kernel_ = nullptr;

@@ -15,7 +15,10 @@ struct GpuLimits {
   std::array<int64_t, 3> max_grid_extent = {int64_t{1} << 31, 65535, 65535};
   int64_t max_shared_bytes = 48 * 1024;  // per block
   int64_t warp_size = 32;                // subgroup size: a hint for the search, not a limit
-  bool fp16 = false;                     // half arithmetic
+  // Buffers one kernel may bind: WebGPU's maxStorageBuffersPerShaderStage (8 unless the device
+  // grants more); no bound elsewhere that Kiln's kernels reach.
+  int64_t max_buffer_arguments = int64_t{1} << 20;
+  bool fp16 = false;  // half arithmetic
   bool fp64 = true;
   bool int64 = true;
 };

@@ -202,9 +202,7 @@ class GlslEmitter : public gpu::GpuEmitter {
       out_.str("");
       shared_.str("");
       indent_ = 1;
-      kernel_ = &kernel;
       EmitKernelBody(kernel);
-      kernel_ = nullptr;
       kernels << "#if defined(" << vulkan::EntryMacro(kernel.launch.symbol) << ")\n"
               << shared_.str() << "void main() {\n"
               << prologue.str() << out_.str() << "}\n#endif\n\n";
@@ -546,42 +544,11 @@ class GlslEmitter : public gpu::GpuEmitter {
     Line() << PrintExpr(op->value) << ";\n";
   }
 
-  // GpuEmitter's, spelled in GLSL (no C casts, no `(void)`).
-  void EmitThreadBinding(const ForNode* op) override {
-    bool is_block = false;
-    int axis = 0;
-    KILN_CHECK(gpu::ParseThreadTag(op->thread_tag, &is_block, &axis) && kernel_ != nullptr,
-               ErrorKind::kUnsupported,
-               "function " + function_name_ + ": loop " + op->loop_var.name() + " is bound to " +
-                   op->thread_tag + ", which GPU kernels do not have");
-    const Expr& launch =
-        is_block ? kernel_->launch.extents.grid[axis] : kernel_->launch.extents.block[axis];
-    auto extent = AsConstInt(op->extent);
-    auto launched = AsConstInt(launch);
-    bool guarded = !(extent && launched && *extent == *launched) && !op->extent.same_as(launch);
-    std::string index = ThreadIndex(is_block, axis);
-    DataType t = op->loop_var.dtype();
-    Line() << "{\n";
-    ++indent_;
-    if (guarded) {
-      Line() << "if (" << index << " < " << PrintExpr(CastTo(DataType::Int(32), op->extent))
-             << ") {\n";
-      ++indent_;
-    }
-    std::string value = t == DataType::Int(32) ? index : TypeName(t) + "(" + index + ")";
-    if (!IsConstInt(op->min, 0)) value = "(" + PrintExpr(op->min) + " + " + value + ")";
-    std::string name = DeclareVar(op->loop_var);
-    auto min = AsConstInt(op->min);
-    if (min && extent) SetBounds(op->loop_var.get(), {*min, *min + *extent - 1});
-    Line() << "const " << TypeName(t) << " " << name << " = " << value << ";\n";
-    EmitStmt(op->body);
-    if (guarded) {
-      --indent_;
-      Line() << "}\n";
-    }
-    --indent_;
-    Line() << "}\n";
+  // GpuEmitter's thread binding, spelled in GLSL (no C casts, no `(void)`).
+  std::string ConvertThreadIndex(DataType t, const std::string& index) override {
+    return t == DataType::Int(32) ? index : TypeName(t) + "(" + index + ")";
   }
+  void MarkUsed(const std::string& name) override { (void)name; }
 
   std::string ThreadIndex(bool is_block, int axis) override {
     const char* lane[] = {"x", "y", "z"};
@@ -638,43 +605,6 @@ class GlslEmitter : public gpu::GpuEmitter {
     return GpuEmitter::PrintCompare(op, e, a, b);
   }
 
-  // `e` rewritten in int32 arithmetic, or nullopt when some part of it may not fit.
-  std::optional<Expr> NarrowTo32(const Expr& e) {
-    if (!e.dtype().is_int() || !e.dtype().is_scalar()) return std::nullopt;
-    Bounds b = BoundsOf(e);
-    if (b.min < std::numeric_limits<int32_t>::min() ||
-        b.max > std::numeric_limits<int32_t>::max()) {
-      return std::nullopt;
-    }
-    const DataType i32 = DataType::Int(32);
-    auto binary = [&](const Expr& x, const Expr& y, auto make) -> std::optional<Expr> {
-      std::optional<Expr> a = NarrowTo32(x), c = NarrowTo32(y);
-      if (!a || !c) return std::nullopt;
-      return make(*a, *c);
-    };
-    switch (e.kind()) {
-      case NodeKind::kIntImm:
-        return IntImm(i32, e.as<IntImmNode>()->value);
-      case NodeKind::kAdd:
-        return binary(e.as<AddNode>()->a, e.as<AddNode>()->b, [](Expr x, Expr y) { return x + y; });
-      case NodeKind::kSub:
-        return binary(e.as<SubNode>()->a, e.as<SubNode>()->b, [](Expr x, Expr y) { return x - y; });
-      case NodeKind::kMul:
-        return binary(e.as<MulNode>()->a, e.as<MulNode>()->b, [](Expr x, Expr y) { return x * y; });
-      case NodeKind::kFloorDiv:
-        return binary(e.as<FloorDivNode>()->a, e.as<FloorDivNode>()->b, [&](Expr x, Expr y) {
-          return Expr(std::make_shared<const FloorDivNode>(i32, std::move(x), std::move(y)));
-        });
-      case NodeKind::kFloorMod:
-        return binary(e.as<FloorModNode>()->a, e.as<FloorModNode>()->b, [&](Expr x, Expr y) {
-          return Expr(std::make_shared<const FloorModNode>(i32, std::move(x), std::move(y)));
-        });
-      default:
-        // Variables, loads and anything else: converted once, their value fits.
-        return Cast(i32, e);
-    }
-  }
-
   std::string LaneIndex(const RampNode* ramp, int lane) {
     Expr e =
         lane == 0 ? ramp->base : ramp->base + ramp->stride * MakeConst(ramp->base.dtype(), lane);
@@ -686,7 +616,6 @@ class GlslEmitter : public gpu::GpuEmitter {
   }
 
   const GlslEmitOptions& options_;
-  const gpu::GpuKernel* kernel_ = nullptr;
   std::ostringstream shared_;
   std::unordered_set<const VarNode*> storage_buffers_;
   std::vector<std::string> helpers_;
