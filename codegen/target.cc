@@ -6,8 +6,10 @@
 
 #include "codegen/c/c_emitter.h"
 #include "codegen/cuda/cuda_emitter.h"
+#include "codegen/metal/msl_emitter.h"
 #include "codegen/opencl/opencl_emitter.h"
 #include "codegen/vulkan/glsl_emitter.h"
+#include "codegen/webgpu/wgsl_emitter.h"
 
 namespace kiln::codegen {
 
@@ -27,6 +29,8 @@ Registry& GetRegistry() {
     r->factories["opencl"] = [] { return std::make_unique<OpenCLTarget>(); };
     r->factories["cuda"] = [] { return std::make_unique<CudaTarget>(); };
     r->factories["vulkan"] = [] { return std::make_unique<VulkanTarget>(); };
+    r->factories["metal"] = [] { return std::make_unique<MetalTarget>(); };
+    r->factories["webgpu"] = [] { return std::make_unique<WebGpuTarget>(); };
     return r;
   }();
   return *registry;

@@ -1,6 +1,6 @@
 // Code generation targets: the interface every emitter implements and the registry that
-// names them ("c", "llvm", "opencl", "vulkan", "cuda"). A target turns a lowered PrimFunc
-// (codegen/lower.h) into self-contained source for one kernel with the packed calling
+// names them ("c", "llvm", "opencl", "vulkan", "cuda", "metal"). A target turns a lowered
+// PrimFunc (codegen/lower.h) into self-contained source for one kernel with the packed calling
 // convention of codegen/kernel_abi.h.
 #pragma once
 
