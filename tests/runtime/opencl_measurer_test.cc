@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gpu_measurer_suite.h"
 #include "runtime/sandbox_client.h"
 #include "runtime_test_util.h"
 #include "search/schedule/schedule.h"
@@ -24,60 +25,15 @@ using search::BlockRV;
 using search::LoopRV;
 using search::Schedule;
 
-class OpenCLMeasurerTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    scratch_ = new testing::ScratchDir;
-    MeasureOptions options;
-    options.cache_dir = scratch_->Sub("cache");
-    options.sandbox_path = FindSandboxExecutable(KILN_SANDBOX_PATH);
-    options.target = "opencl";
-    options.timing = {.number = 1, .repeat = 2, .min_repeat_ms = 0, .warmup = 1};
-    options.run_time_limit_s = 60;
-    options.build_jobs = 2;
-    try {
-      measurer_ = opencl::CreateOpenCLMeasurer(options).release();
-    } catch (const Error& e) {
-      skip_reason_ = new std::string(e.what());
-    }
+struct OpenCLDevice {
+  static constexpr const char* kKind = "opencl";
+  static constexpr const char* kMissing = "no OpenCL device";
+  static std::unique_ptr<Measurer> Create(const MeasureOptions& options) {
+    return opencl::CreateOpenCLMeasurer(options);
   }
-  static void TearDownTestSuite() {
-    delete measurer_;
-    delete scratch_;
-    delete skip_reason_;
-  }
-  void SetUp() override {
-    if (skip_reason_) GTEST_SKIP() << "skipped: no OpenCL device: " << *skip_reason_;
-  }
-
-  static MeasureResult Measure(const ir::PrimFunc& workload, const ir::PrimFunc& scheduled,
-                               MeasureDetails* details = nullptr) {
-    return measurer_->Measure({workload, scheduled}, details);
-  }
-
-  static testing::ScratchDir* scratch_;
-  static Measurer* measurer_;
-  static std::string* skip_reason_;
 };
 
-testing::ScratchDir* OpenCLMeasurerTest::scratch_ = nullptr;
-Measurer* OpenCLMeasurerTest::measurer_ = nullptr;
-std::string* OpenCLMeasurerTest::skip_reason_ = nullptr;
-
-// matmul 32 x 48 x 40: i and j split into blocks and threads.
-Schedule BoundMatmul(const ir::PrimFunc& f, int64_t ti, int64_t tj) {
-  Schedule sch(f);
-  BlockRV c = sch.GetBlock("C");
-  std::vector<LoopRV> loops = sch.GetLoops(c);
-  std::vector<LoopRV> i = sch.Split(loops[0], {std::nullopt, ti});
-  std::vector<LoopRV> j = sch.Split(loops[1], {std::nullopt, tj});
-  sch.Reorder({i[0], j[0], i[1], j[1], loops[2]});
-  sch.Bind(i[0], "blockIdx.y");
-  sch.Bind(j[0], "blockIdx.x");
-  sch.Bind(i[1], "threadIdx.y");
-  sch.Bind(j[1], "threadIdx.x");
-  return sch;
-}
+class OpenCLMeasurerTest : public GpuMeasurerSuite<OpenCLDevice> {};
 
 TEST_F(OpenCLMeasurerTest, DiscoversTheDevice) {
   const auto& device = static_cast<gpu::GpuMeasurer*>(measurer_)->device();

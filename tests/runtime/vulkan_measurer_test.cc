@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpu_measurer_suite.h"
 #include "ir/compute/create_prim_func.h"
 #include "ir/compute/reduce.h"
 #include "runtime/gpu/gpu_measurer.h"
@@ -24,64 +25,15 @@ using search::BlockRV;
 using search::LoopRV;
 using search::Schedule;
 
-class VulkanMeasurerTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    scratch_ = new testing::ScratchDir;
-    MeasureOptions options;
-    options.cache_dir = scratch_->Sub("cache");
-    options.sandbox_path = FindSandboxExecutable(KILN_SANDBOX_PATH);
-    options.target = "vulkan";
-    options.timing = {.number = 1, .repeat = 2, .min_repeat_ms = 0, .warmup = 1};
-    options.run_time_limit_s = 60;
-    try {
-      measurer_ = vulkan::CreateVulkanMeasurer(options).release();
-    } catch (const Error& e) {
-      skip_reason_ = new std::string(e.what());
-    }
+struct VulkanDevice {
+  static constexpr const char* kKind = "vulkan";
+  static constexpr const char* kMissing = "no Vulkan device";
+  static std::unique_ptr<Measurer> Create(const MeasureOptions& options) {
+    return vulkan::CreateVulkanMeasurer(options);
   }
-  static void TearDownTestSuite() {
-    delete measurer_;
-    delete scratch_;
-    delete skip_reason_;
-  }
-  void SetUp() override {
-    if (skip_reason_) GTEST_SKIP() << "skipped: no Vulkan device: " << *skip_reason_;
-  }
-
-  static const gpu::DeviceDescription& Device() {
-    return static_cast<gpu::GpuMeasurer*>(measurer_)->device();
-  }
-
-  static MeasureResult Measure(const ir::PrimFunc& workload, const ir::PrimFunc& scheduled,
-                               MeasureDetails* details = nullptr,
-                               std::map<std::string, int64_t> dims = {}) {
-    return measurer_->Measure({workload, scheduled, std::move(dims)}, details);
-  }
-
-  static testing::ScratchDir* scratch_;
-  static Measurer* measurer_;
-  static std::string* skip_reason_;
 };
 
-testing::ScratchDir* VulkanMeasurerTest::scratch_ = nullptr;
-Measurer* VulkanMeasurerTest::measurer_ = nullptr;
-std::string* VulkanMeasurerTest::skip_reason_ = nullptr;
-
-// matmul 32 x 48 x 40: i and j split into blocks and threads.
-Schedule BoundMatmul(const ir::PrimFunc& f, int64_t ti, int64_t tj) {
-  Schedule sch(f);
-  BlockRV c = sch.GetBlock("C");
-  std::vector<LoopRV> loops = sch.GetLoops(c);
-  std::vector<LoopRV> i = sch.Split(loops[0], {std::nullopt, ti});
-  std::vector<LoopRV> j = sch.Split(loops[1], {std::nullopt, tj});
-  sch.Reorder({i[0], j[0], i[1], j[1], loops[2]});
-  sch.Bind(i[0], "blockIdx.y");
-  sch.Bind(j[0], "blockIdx.x");
-  sch.Bind(i[1], "threadIdx.y");
-  sch.Bind(j[1], "threadIdx.x");
-  return sch;
-}
+class VulkanMeasurerTest : public GpuMeasurerSuite<VulkanDevice> {};
 
 // C[M, N] = A[M, K] x B[K, N] from the compute builder (blocks with their reads and writes).
 ir::PrimFunc ComputeMatmul(int m, int n, int k_extent) {
