@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 FUZZ_DIR ?= build-fuzz
 
-.PHONY: deps configure build test demo fuzz sanitize sanitize-configure sanitize-ci format clean
+.PHONY: deps configure build test demo fuzz sanitize sanitize-configure sanitize-ci format clean cross-aarch64
 
 deps:
 	@if [ "$$(id -u)" -eq 0 ]; then bash deploy/install-deps.sh; else sudo bash deploy/install-deps.sh; fi
@@ -22,6 +22,15 @@ test: build
 
 demo: build
 	bash examples/demo.sh $(BUILD_DIR)
+
+# kiln-device-runner for aarch64 Linux (a board, or a phone's Linux userland; Android: docs/phone.md)
+# into $(CROSS_AARCH64_DIR)/kiln-device-runner. `make build` cross-builds it too (into
+# $(BUILD_DIR)/device-runner-aarch64), and `make test` runs it under qemu-aarch64-static.
+CROSS_AARCH64_DIR ?= build-aarch64
+cross-aarch64: deps
+	cmake -S worker/device_runner -B $(CROSS_AARCH64_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/deploy/toolchains/aarch64-linux-gnu.cmake
+	cmake --build $(CROSS_AARCH64_DIR) -j $(JOBS)
 
 # Every test again under AddressSanitizer and UndefinedBehaviorSanitizer (-O1: with both
 # sanitizers -O2 takes twice as long to compile; asserts stay on).

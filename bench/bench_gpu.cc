@@ -1,7 +1,8 @@
 // bench_gpu: Kiln's GPU search on the GPU device kinds of this machine.
 //
-//   1. The CPU emulations (OpenCL on PoCL, Vulkan on lavapipe), where present: a small matmul,
-//      fused dense + bias + GELU and conv2d tuned with the "gpu" design space, against the
+//   1. The CPU emulations (OpenCL on PoCL, Vulkan on lavapipe, WebGPU through wgpu-native on
+//      lavapipe), where present: a small matmul, fused dense + bias + GELU and conv2d tuned
+//      with the device's design space ("gpu"; "webgpu": WebGPU's portable limits), against the
 //      same workload under the default GPU schedule (auto-bind) on the same device. Only the
 //      tuned / untuned ratio is reported: these drivers run GPU code on the CPU and do not
 //      rank it as a GPU would, so no library baseline is meaningful there.
@@ -197,7 +198,7 @@ class DeviceAsyncMeasurer : public search::AsyncMeasurer {
 struct Options {
   int64_t trials = 64;
   int64_t cuda_trials = 256;
-  std::vector<std::string> devices = {"opencl", "vulkan"};
+  std::vector<std::string> devices = {"opencl", "vulkan", "webgpu"};
   double min_repeat_ms = 20;
   int population = 256;
   uint64_t seed = 1;
@@ -379,7 +380,8 @@ json EmulatedPart(const Options& opt) {
   return {{"results", rows},
           {"skipped", skipped},
           {"note",
-           "PoCL and lavapipe run GPU code on the CPU: they do not rank GPU kernels as a GPU "
+           "PoCL and lavapipe (also under wgpu-native) run GPU code on the CPU: they do not rank "
+           "GPU kernels as a GPU "
            "would, so only tuned / untuned ratios are shown, and no library baseline"}};
 }
 
@@ -435,7 +437,7 @@ int main(int argc, char** argv) {
   CLI::App app("bench_gpu: the GPU search on this machine's GPU device kinds");
   app.add_option("--trials", opt.trials, "trials per workload on the CPU emulations");
   app.add_option("--cuda-trials", opt.cuda_trials, "trials per workload on a CUDA device");
-  app.add_option("--devices", opt.devices, "emulated device kinds to try (opencl, vulkan)")
+  app.add_option("--devices", opt.devices, "emulated device kinds to try (opencl, vulkan, webgpu)")
       ->delimiter(',');
   app.add_option("--min-repeat-ms", opt.min_repeat_ms, "timing: each repeat lasts at least this");
   app.add_option("--population", opt.population, "evolutionary search population");

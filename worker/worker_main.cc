@@ -3,6 +3,8 @@
 // WorkerClient); this file only reads the command line.
 //   kiln-worker --coordinator tcp://HOST:7070 [--device cpu|cuda|opencl|vulkan|fake]
 //               [--id NAME] [--build-jobs N]
+//   kiln-worker --coordinator tcp://HOST:7070 --device-runner HOST:PORT   (a phone or board:
+//               this host builds, kiln-device-runner there runs; docs/phone.md)
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -20,6 +22,7 @@
 #include "worker/device_probe.h"
 #include "worker/fake_measurer.h"
 #include "worker/registration.h"
+#include "worker/remote_device.h"
 #include "worker/worker_client.h"
 
 namespace {
@@ -41,7 +44,12 @@ int main(int argc, char** argv) {
   app.add_option("--coordinator", coordinator, "the coordinator's address (tcp://HOST:7070)")
       ->required();
   app.add_option("--device", device,
-                 "the device kind measured on: cpu, cuda, opencl, vulkan, or fake (a fixed sleep)");
+                 "the device kind measured on: cpu, cuda, opencl, vulkan, webgpu, metal (its CPU "
+                 "shim without a Mac), or fake (a fixed sleep)");
+  std::string device_runner;
+  app.add_option("--device-runner", device_runner,
+                 "front a kiln-device-runner (HOST:PORT, or exec:COMMAND speaking on its standard "
+                 "input and output): build here, run there; the device kind is remote-cpu");
   app.add_option("--device-key", device_key,
                  "the key records are filed under (default: detected, e.g. cpu-zen4)");
   app.add_option("--id", id, "this worker's name (default HOSTNAME-PID)");
@@ -74,9 +82,18 @@ int main(int argc, char** argv) {
     char host[256] = {};
     gethostname(host, sizeof(host) - 1);
     if (id.empty()) id = std::string(host) + "-" + std::to_string(getpid());
+    // A device runner is reached now, so that its facts make the device key and the target.
+    std::optional<kiln::runtime::remote_cpu::RunnerFacts> runner_facts;
+    if (!device_runner.empty()) {
+      runner_facts.emplace();
+      kiln::worker::UseDeviceRunner({.address = device_runner}, &*runner_facts);
+      device = kiln::runtime::remote_cpu::kRemoteCpuDeviceKind;
+    }
     // A machine without the device says so now, not at the first batch.
     kiln::worker::ProbedDevice probed = kiln::worker::ProbeDevice(device);
     if (device_key.empty()) device_key = probed.key;
+    // An emulator's times are never filed under a real device's key.
+    if (runner_facts) device_key = kiln::worker::RecordKeyOfRunner(*runner_facts, device_key);
     if (app.count("--target") == 0) target = probed.target;
     if (build_jobs <= 0)
       build_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -103,6 +120,7 @@ int main(int argc, char** argv) {
                                                    .build_jobs = build_jobs,
                                                    .hostname = host});
     kiln::worker::AddDeviceFacts(probed, options.info);
+    if (runner_facts) kiln::worker::AddRunnerFacts(*runner_facts, options.info);
     if (fault_spec) {
       options.info.hardware += " [" + kiln::runtime::DescribeFault(*fault_spec) + "]";
     }

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -218,9 +219,11 @@ int Run(const KernelOptions& o, bool show_given) {
     throw InputError{Error(e.kind(), std::string("--target: ") + e.what())};
   }
   // A GPU target is measured on this machine's device of that kind: one without it says so.
+  // What the device is travels in the JSON: an emulation (the Metal CPU shim) says so.
+  std::optional<runtime::gpu::DeviceDescription> gpu_device;
   if (device != "cpu") {
     try {
-      worker::ProbeDevice(device);
+      gpu_device = worker::ProbeDevice(device).gpu;
     } catch (const Error& e) {
       throw InputError{Error(e.kind(), "--target " + o.target + ": " + e.what())};
     }
@@ -251,6 +254,9 @@ int Run(const KernelOptions& o, bool show_given) {
         {"default_variant", o.default_variant >= 0 ? json(o.default_variant) : json(nullptr)},
         {"target", o.target},
         {"device", device},
+        {"device_name", gpu_device ? json(gpu_device->name) : json(nullptr)},
+        {"device_key", gpu_device ? json(gpu_device->key) : json(nullptr)},
+        {"emulated", gpu_device && gpu_device->emulated},
         {"correct", ok},
         {"error_kind", runtime::MeasureErrorKindName(result.error_kind)},
         {"message", result.message},
@@ -300,6 +306,11 @@ int Run(const KernelOptions& o, bool show_given) {
   }
   os << "== measurement ==\n";
   os << "function     " << workload->name << "  hash " << ir::StructuralHashHex(workload) << "\n";
+  if (gpu_device) {
+    os << "device       " << gpu_device->name << " (" << gpu_device->key << ")"
+       << (gpu_device->emulated ? ": an emulation on the CPU, its times are not the device's" : "")
+       << "\n";
+  }
   os << "target       " << o.target << " (" << device << ", "
      << (o.threads > 0 ? std::to_string(o.threads) + (o.threads == 1 ? " thread" : " threads")
                        : "default threads")
@@ -349,7 +360,8 @@ Command RegisterKernelCommand(CLI::App& parent) {
   app->add_option("--func", o->func, "the function to use when the file holds several");
   app->add_option(
          "--target", o->target,
-         "codegen target: llvm or c (the host CPU), vulkan, opencl or cuda (this machine's device)")
+         "codegen target: llvm or c (the host CPU), vulkan, opencl, cuda, webgpu or metal (this "
+         "machine's device; metal runs on the CPU shim where there is no Mac)")
       ->capture_default_str();
   app->add_option("--dim", o->dims, "value of a symbolic dimension or scalar, NAME=VALUE");
   CLI::Option* show =

@@ -336,8 +336,9 @@ Command RegisterRunCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "run", "Tune a model (.onnx, .relax) or the kernels of a .tir file on this machine");
   app->add_option("input", o->input, "an ONNX file, a Relax module or a TensorIR file")->required();
-  app->add_option("--target", o->target,
-                  "codegen target (llvm or c; vulkan, opencl or cuda on this machine's device)");
+  app->add_option(
+      "--target", o->target,
+      "codegen target (llvm or c; vulkan, opencl, webgpu, metal or cuda on this machine's device)");
   app->add_option("--trials", o->trials, "measured candidates in all")
       ->required()
       ->check(CLI::PositiveNumber);

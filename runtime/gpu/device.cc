@@ -34,12 +34,14 @@ std::string DeviceToJson(const DeviceDescription& d) {
             {"platform", d.platform},
             {"compute_units", d.compute_units},
             {"timer_resolution_ns", d.timer_resolution_ns},
+            {"emulated", d.emulated},
             {"limits",
              {{"max_threads_per_block", l.max_threads_per_block},
               {"max_block_extent", l.max_block_extent},
               {"max_grid_extent", l.max_grid_extent},
               {"max_shared_bytes", l.max_shared_bytes},
               {"warp_size", l.warp_size},
+              {"max_buffer_arguments", l.max_buffer_arguments},
               {"fp16", l.fp16},
               {"fp64", l.fp64},
               {"int64", l.int64}}}};
@@ -57,12 +59,14 @@ DeviceDescription DeviceFromJson(const std::string& text, const std::string& whe
     d.platform = j.value("platform", "");
     d.compute_units = j.value("compute_units", 0);
     d.timer_resolution_ns = j.value("timer_resolution_ns", 0.0);
+    d.emulated = j.value("emulated", false);
     const json& l = j.at("limits");
     d.limits.max_threads_per_block = l.at("max_threads_per_block").get<int64_t>();
     d.limits.max_block_extent = l.at("max_block_extent").get<std::array<int64_t, 3>>();
     d.limits.max_grid_extent = l.at("max_grid_extent").get<std::array<int64_t, 3>>();
     d.limits.max_shared_bytes = l.at("max_shared_bytes").get<int64_t>();
     d.limits.warp_size = l.value("warp_size", int64_t{32});
+    d.limits.max_buffer_arguments = l.value("max_buffer_arguments", int64_t{1} << 20);
     d.limits.fp16 = l.value("fp16", false);
     d.limits.fp64 = l.value("fp64", true);
     d.limits.int64 = l.value("int64", true);

@@ -21,6 +21,9 @@ struct DeviceDescription {
   codegen::gpu::GpuLimits limits;
   int compute_units = 0;
   double timer_resolution_ns = 0;  // the device timer's tick
+  // An emulation on the CPU (the Metal shim): its results check code, its times are the CPU's
+  // and say nothing of the real device.
+  bool emulated = false;
 };
 
 // "<kind>-<model>" in lower case, every run of characters other than letters and digits made

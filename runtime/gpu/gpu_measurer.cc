@@ -68,17 +68,6 @@ std::string EnvName(const std::string& kind) {
   return name + "_RUNNER";
 }
 
-ReferenceOptions ReferenceOptionsFor(const MeasureOptions& options) {
-  ReferenceOptions r;
-  r.cache_dir = options.cache_dir;
-  r.interpreter_budget = options.interpreter_budget;
-  r.interpreter_limit = options.interpreter_limit;
-  r.build = BuildOptions{options.compiler, options.c_flags, options.build_time_limit_s,
-                         options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir};
-  r.sandbox_path = options.sandbox_path;
-  return r;
-}
-
 }  // namespace
 
 std::string FindRunnerExecutable(const GpuDeviceSpec& spec) {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "codegen/metal/metal_abi.h"
+#include "codegen/webgpu/webgpu_abi.h"
 #include "search/space/mutators/mutators.h"
 #include "search/space/postprocs/postprocs.h"
 #include "search/space/rules/rules.h"
@@ -104,12 +106,19 @@ codegen::gpu::GpuLimits PresetGpuLimits(std::string_view name) {
     limits.max_grid_extent = {65535, 65535, 65535};
     limits.max_shared_bytes = 32 * 1024;
   }
+  // Every Metal GPU's: 1024 threads and 32 KiB of threadgroup memory, simdgroups of 32, no fp64.
+  if (name == "metal") limits = codegen::metal::MetalLimits();
+  // WebGPU's defaults, what every browser grants: 256 invocations, 16 KiB of workgroup storage,
+  // no f16, f64 or i64 (a worker that registers its device's own limits overrides them).
+  if (name == "webgpu") limits = codegen::webgpu::DefaultWebGpuLimits().gpu;
   return limits;
 }
 
 DesignSpace MakeDesignSpace(std::string_view name) {
   if (name == "cpu" || name == "llvm" || name == "c") return CpuSpace();
   if (name == "cuda") return GpuSpace("cuda", PresetGpuLimits(name));
+  if (name == "metal") return GpuSpace("metal", PresetGpuLimits(name));
+  if (name == "webgpu") return GpuSpace("webgpu", PresetGpuLimits(name));
   if (name == "gpu" || name == "vulkan" || name == "opencl") {
     return GpuSpace("gpu", PresetGpuLimits(name));
   }
@@ -121,11 +130,12 @@ DesignSpace MakeDesignSpace(std::string_view name) {
 }
 
 bool IsGpuPreset(std::string_view name) {
-  return name == "cuda" || name == "gpu" || name == "vulkan" || name == "opencl";
+  return name == "cuda" || name == "gpu" || name == "vulkan" || name == "opencl" ||
+         name == "metal" || name == "webgpu";
 }
 
 std::vector<std::string> DesignSpacePresets() {
-  return {"cpu", "llvm", "c", "cuda", "gpu", "vulkan", "opencl"};
+  return {"cpu", "llvm", "c", "cuda", "gpu", "vulkan", "opencl", "metal", "webgpu"};
 }
 
 }  // namespace kiln::search

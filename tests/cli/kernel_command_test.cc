@@ -185,9 +185,28 @@ TEST_F(KernelCommandTest, MalformedInputNamesThePlace) {
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(run.output.find("== lowered =="), std::string::npos) << run.output;
 
-  run = Tune({file, "--target", "metal"});
+  run = Tune({file, "--target", "tpu"});
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_NE(run.output.find("--target"), std::string::npos) << run.output;
+}
+
+// Without a Mac, --target metal runs the MSL on the CPU shim, checks it against the
+// interpreter, and says in its JSON that the device is an emulation.
+TEST_F(KernelCommandTest, MetalRunsOnTheCpuShimAndSaysSo) {
+  std::string file = Write("mm.tir", kMatmul);
+  runtime::ProcessResult run = Tune(With({file, "--target", "metal", "--json"}, kQuickTiming));
+  json out = LastJson(run);
+  if (out["error_kind"] == "input" &&
+      out["message"].get<std::string>().find("no metal device") != std::string::npos) {
+    GTEST_SKIP() << "skipped: " << out["message"];
+  }
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(out["correct"], true) << out.dump();
+  EXPECT_EQ(out["device"], "metal");
+  EXPECT_EQ(out["emulated"], true) << out.dump();
+  EXPECT_EQ(out["device_name"], "Metal (CPU shim)");
+  EXPECT_EQ(out["device_key"], "metal-emulated-cpu-shim");
+  EXPECT_NE(out["reference"].get<std::string>().find("interpreter"), std::string::npos);
 }
 
 TEST_F(KernelCommandTest, TvmKernelsWithIndexInputsAndPaddingAreChecked) {

@@ -99,7 +99,7 @@ TEST_F(ValidateCommandTest, UnusableInputIsRefusedNamingTheOption) {
            {Args({"--mode", "sideways"}), "--mode sideways"},
            {Args({"--rtol", "float32"}), "--rtol float32"},
            {Args({"--reference", "gpu"}), "--reference gpu"},
-           {Args({"--target", "metal"}), "--target metal"},
+           {Args({"--target", "tpu"}), "--target tpu"},
            {Args({"--fault", "slow"}), "--fault slow"},
            {Args({"--input", "nothing=x.npy"}), "no input nothing"},
            {{dir_.string()}, "is a directory"},

@@ -1,7 +1,10 @@
 // Every task of the bundled models, under the default GPU schedule (what an untuned model runs:
 // each top-level block's spatial loops fused, split by the thread count, bound), built for each
 // GPU API that runs here, run on this machine's device (PoCL for OpenCL and lavapipe for Vulkan
-// without a GPU) by its measurer and compared with the reference interpreter on random inputs.
+// without a GPU; Metal on its CPU shim without a Mac; WebGPU through wgpu-native on lavapipe) by
+// its measurer and compared with the reference interpreter on random inputs. WebGPU opens the
+// device with the adapter's limits: under WebGPU's portable ones (8 storage buffers a stage)
+// the fused tasks that bind more are refused by name (tests/codegen/webgpu_wgsl_test.cc).
 // A machine without the device skips, saying so.
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -33,6 +36,14 @@ TEST_P(GpuModelTasksTest, EveryTaskUnderTheDefaultGpuScheduleMatchesTheInterpret
       std::filesystem::remove_all(dir, ec);
     }
   } cleanup{pattern};
+
+  struct ScopedEnv {
+    bool set = false;
+    ~ScopedEnv() {
+      if (set) unsetenv("KILN_WEBGPU_LIMITS");
+    }
+  } env;
+  if (device == "webgpu") env.set = setenv("KILN_WEBGPU_LIMITS", "adapter", 1) == 0;
 
   runtime::MeasureOptions options;
   options.target = device;
@@ -78,7 +89,8 @@ TEST_P(GpuModelTasksTest, EveryTaskUnderTheDefaultGpuScheduleMatchesTheInterpret
             << " and matched the interpreter\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, GpuModelTasksTest, ::testing::Values("opencl", "vulkan"),
+INSTANTIATE_TEST_SUITE_P(Devices, GpuModelTasksTest,
+                         ::testing::Values("opencl", "vulkan", "metal", "webgpu"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

@@ -117,8 +117,10 @@ void CooperativeFetch(Schedule& sch, BlockRV cache, LoopRV at, int64_t ty, int64
 }
 
 // One random thread-binding schedule of `w`; false when the draw is not a valid GPU schedule
-// (a primitive refused it, or the block would need more than 1024 threads).
-bool DrawGpuSchedule(Schedule& sch, const Workload& w, RandomEngine& rng) {
+// (a primitive refused it, or the block would need more than `max_threads` threads: 1024, or
+// WebGPU's default 256).
+bool DrawGpuSchedule(Schedule& sch, const Workload& w, RandomEngine& rng,
+                     int64_t max_threads = 1024) {
   BlockRV main = sch.GetBlock(w.main_block);
   std::vector<BlockRV> read_caches;
   for (int input = 0; input < 2; ++input) {
@@ -195,7 +197,7 @@ bool DrawGpuSchedule(Schedule& sch, const Workload& w, RandomEngine& rng) {
   if (!Try([&] { bound_threads = bind_group(threads, "threadIdx"); })) return false;
   int64_t tx = *ExtentOf(sch, bound_threads.back());
   int64_t ty = bound_threads.size() == 2 ? *ExtentOf(sch, bound_threads[0]) : 1;
-  if (tx * ty > 1024) return false;
+  if (tx * ty > max_threads) return false;
 
   // Shared read caches: at the outer reduction loop, the thread loop or the block loop; the
   // copy spread over the threads, or left to each thread (or to one, at block level).
@@ -272,7 +274,8 @@ const std::vector<Workload>& PropertyWorkloads() {
 // device kind), counting their instructions and keeping each one's trace as Python.
 std::vector<MeasureCandidate> DrawCandidates(const Workload& w, int count,
                                              std::map<std::string, int>& instruction_counts,
-                                             std::vector<std::string>& scripts) {
+                                             std::vector<std::string>& scripts,
+                                             int64_t max_threads = 1024) {
   ir::PrimFunc workload = ir::zoo::ZooLookup(w.zoo_name).build();
   RandomEngine rng(20261125);
   std::set<uint64_t> seen;
@@ -280,7 +283,7 @@ std::vector<MeasureCandidate> DrawCandidates(const Workload& w, int count,
   for (int attempt = 0; attempt < 50 * count && static_cast<int>(candidates.size()) < count;
        ++attempt) {
     Schedule sch(workload, static_cast<uint64_t>(attempt) + 1);
-    if (!DrawGpuSchedule(sch, w, rng)) continue;
+    if (!DrawGpuSchedule(sch, w, rng, max_threads)) continue;
     if (!seen.insert(ir::StructuralHash(sch.func())).second) continue;
     for (const search::Instruction& inst : sch.trace().instructions()) {
       ++instruction_counts[inst.kind];
@@ -292,6 +295,10 @@ std::vector<MeasureCandidate> DrawCandidates(const Workload& w, int count,
 }
 
 class GpuRandomSchedule : public ::testing::TestWithParam<std::string> {};
+
+// The most threads per block a device kind's schedules may draw: WebGPU's default limit on
+// "webgpu", which its runner opens the device with.
+int64_t MaxThreads(const std::string& kind) { return kind == "webgpu" ? 256 : 1024; }
 
 TEST_P(GpuRandomSchedule, EveryValidThreadBindingScheduleMatchesTheInterpreter) {
   testing::ScratchDir dir;
@@ -318,7 +325,7 @@ TEST_P(GpuRandomSchedule, EveryValidThreadBindingScheduleMatchesTheInterpreter) 
     ir::PrimFunc workload = ir::zoo::ZooLookup(w.zoo_name).build();
     std::vector<std::string> scripts;
     std::vector<MeasureCandidate> candidates =
-        DrawCandidates(w, per_workload, instruction_counts, scripts);
+        DrawCandidates(w, per_workload, instruction_counts, scripts, MaxThreads(GetParam()));
     ASSERT_EQ(static_cast<int>(candidates.size()), per_workload) << w.zoo_name;
     std::vector<MeasureResult> results = measurer->MeasureBatch(candidates);
     ASSERT_EQ(results.size(), candidates.size());
@@ -352,7 +359,7 @@ TEST_P(GpuRandomSchedule, EveryValidThreadBindingScheduleMatchesTheInterpreter) 
 }
 
 INSTANTIATE_TEST_SUITE_P(DeviceKinds, GpuRandomSchedule,
-                         ::testing::Values("opencl", "vulkan", "cuda"),
+                         ::testing::Values("opencl", "vulkan", "cuda", "webgpu", "metal"),
                          [](const auto& info) { return info.param; });
 
 // CUDA without a GPU: the same schedules (KILN_GPU_PROPERTY_CANDIDATES per workload; 70 gives
