@@ -287,12 +287,17 @@ TEST_F(CpuMeasurerTest, EarlyCutoffTimesASlowCandidateFromOneRunAndSaysSo) {
   // that run alone).
   EXPECT_NE(slow.message.find("early cutoff: "), std::string::npos) << slow.message;
 
-  // A build already checked: its warm-up run decides, with the same outcome.
+  // A build already checked: its warm-up run decides, cut off early either way: timed from that
+  // run, or (when a busy machine slowed it past 4 x the cutoff) abandoned as a lower bound.
   MeasureResult again = measurer.Measure({workload, renamed});
-  ASSERT_TRUE(again.ok()) << again.message;
-  EXPECT_NE(again.reference.find("this build matched it before"), std::string::npos);
-  EXPECT_EQ(again.repeat_seconds.size(), 1u);
   EXPECT_NE(again.message.find("early cutoff"), std::string::npos) << again.message;
+  if (again.ok()) {
+    EXPECT_NE(again.reference.find("this build matched it before"), std::string::npos);
+    EXPECT_EQ(again.repeat_seconds.size(), 1u);
+  } else {
+    EXPECT_NE(again.message.find("abandoned by the early cutoff"), std::string::npos)
+        << again.message;
+  }
 
   // Another workload has a best of its own: its first candidate gets the whole protocol.
   MeasureResult other = measurer.Measure({Parse(kScale), Parse(kScale)});
