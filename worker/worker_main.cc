@@ -1,7 +1,7 @@
 // kiln-worker: connects to a coordinator, registers this machine's device and measures the
 // batches it is sent until SIGINT or SIGTERM. All the logic is in the library (BatchRunner,
 // WorkerClient); this file only reads the command line.
-//   kiln-worker --coordinator tcp://HOST:7070 [--device cpu|cuda|opencl|vulkan|fake]
+//   kiln-worker --coordinator tcp://HOST:7070 [--device cpu|cuda|opencl|vulkan|webgpu|metal|fake]
 //               [--id NAME] [--build-jobs N]
 //   kiln-worker --coordinator tcp://HOST:7070 --device-runner HOST:PORT   (a phone or board:
 //               this host builds, kiln-device-runner there runs; docs/phone.md)
