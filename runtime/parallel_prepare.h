@@ -1,7 +1,7 @@
-// PrepareInParallel: the build-ahead step measurers share. Lowering, code generation, the
-// build and the reference of each candidate of a batch are prepared on up to `jobs` threads,
-// before the candidates run one at a time on the device (runs are never concurrent: they
-// would disturb each other's timing).
+// PrepareInParallel and PrepareThenRun: the build-ahead step measurers share. Lowering, code
+// generation, the build and the reference of each candidate of a batch are prepared on up to
+// `jobs` threads, before the candidates run one at a time on the device (runs are never
+// concurrent: they would disturb each other's timing).
 #pragma once
 
 #include <algorithm>
@@ -38,6 +38,18 @@ std::vector<Prepared> PrepareInParallel(const std::vector<Candidate>& candidates
     if (error) std::rethrow_exception(error);
   }
   return prepared;
+}
+
+// A measurer's batch: every candidate prepared as above, then `run(candidate, prepared)` for
+// each in order, one at a time.
+template <typename Prepared, typename Result, typename Candidate, typename Prepare, typename Run>
+std::vector<Result> PrepareThenRun(const std::vector<Candidate>& candidates, int jobs,
+                                   Prepare prepare, Run run) {
+  std::vector<Prepared> prepared = PrepareInParallel<Prepared>(candidates, jobs, prepare);
+  std::vector<Result> results;
+  results.reserve(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) results.push_back(run(candidates[i], prepared[i]));
+  return results;
 }
 
 }  // namespace kiln::runtime

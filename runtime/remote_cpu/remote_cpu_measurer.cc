@@ -342,13 +342,9 @@ MeasureResult RemoteCpuMeasurer::Measure(const MeasureCandidate& candidate,
 
 std::vector<MeasureResult> RemoteCpuMeasurer::MeasureBatch(
     const std::vector<MeasureCandidate>& candidates) {
-  std::vector<Prepared> prepared = PrepareInParallel<Prepared>(
-      candidates, options_.build_jobs, [&](const MeasureCandidate& c) { return Prepare(c); });
-  std::vector<MeasureResult> results;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    results.push_back(Run(candidates[i], prepared[i]));
-  }
-  return results;
+  return PrepareThenRun<Prepared, MeasureResult>(
+      candidates, options_.build_jobs, [&](const MeasureCandidate& c) { return Prepare(c); },
+      [&](const MeasureCandidate& c, Prepared& p) { return Run(c, p); });
 }
 
 void RegisterRemoteCpuMeasurer(const RemoteRunnerOptions& runner) {
