@@ -34,6 +34,8 @@ packages+=(g++-aarch64-linux-gnu qemu-user-static clang lld)
 packages+=(spirv-cross)
 # The Python package's extension (python/) builds against the interpreter's headers.
 packages+=(python3-dev)
+# The sparse baselines (bench/sparse_baselines.h): SuiteSparse:GraphBLAS 7.4 and Eigen 3.4.
+packages+=(libgraphblas-dev libeigen3-dev)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -149,4 +151,36 @@ if [ ! -f "$sparse_dir/r-cran-matrix/pores_1.mtx" ]; then
   rm -rf "$work"
 else
   echo "install-deps: sparse test matrices already unpacked in $sparse_dir"
+fi
+
+# Graphs for the sparse benchmark's data sets (ir/sparse/sparse_datasets.h): METIS's example
+# finite-element meshes (libmetis-doc: 4elt, copter2, mdual, test.mgraph) and networkx's example
+# data (python3-networkx: the WormNet v3 gene network and the small edge lists). Both are
+# unpacked, not installed (networkx would bring a Python stack), into .cache/sparse-data/<package>;
+# a second run only checks.
+unpack_data_package() {  # package, folder inside the package, files (globs) to copy
+  local package=$1 folder=$2 work
+  shift 2
+  work=$(mktemp -d)
+  (cd "$work" && apt-get download -q "$package" >/dev/null 2>&1 ||
+     { as_root apt-get -o DPkg::Lock::Timeout=300 update -q && apt-get download -q "$package"; })
+  dpkg-deb -x "$work"/"$package"_*.deb "$work/root"
+  mkdir -p "$sparse_dir/$package"
+  for file in "$@"; do cp "$work/root/$folder"/$file "$sparse_dir/$package/"; done
+  rm -rf "$work"
+}
+if [ ! -f "$sparse_dir/libmetis-doc/4elt.graph" ]; then
+  echo "install-deps: unpacking Debian's libmetis-doc graphs into $sparse_dir"
+  unpack_data_package libmetis-doc usr/share/doc/libmetis-dev/examples/graphs \
+    '*.graph' test.mgraph README
+else
+  echo "install-deps: METIS graphs already unpacked in $sparse_dir"
+fi
+if [ ! -f "$sparse_dir/python3-networkx/WormNet.v3.benchmark.txt" ]; then
+  echo "install-deps: unpacking networkx's example graphs into $sparse_dir"
+  unpack_data_package python3-networkx usr/share/doc/python3-networkx/examples \
+    algorithms/WormNet.v3.benchmark.txt algorithms/hartford_drug.edgelist \
+    graphviz_layout/lanl_routes.edgelist
+else
+  echo "install-deps: networkx example graphs already unpacked in $sparse_dir"
 fi

@@ -1,6 +1,7 @@
 // PrimFunc: a TensorIR function. Parameters are Vars; a parameter that is a tensor is a handle
 // Var mapped to its Buffer in buffer_map (in parameter order). Scalar parameters (int32 n)
 // have no buffer. Shape Vars used in buffer shapes are defined by the buffers that use them.
+// A SparseTIR function also declares axes and sparse buffers (ir/sparse/).
 #pragma once
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/sparse/sparse_buffer.h"
 #include "ir/stmt.h"
 
 namespace kiln::ir {
@@ -19,6 +21,10 @@ struct PrimFuncNode {
   std::vector<std::pair<Var, Buffer>> buffer_map;
   Stmt body;
   Annotations attrs;
+  // SparseTIR (stages I and II): the axes and sparse buffers, in declaration order. Empty for
+  // TensorIR; LowerSparseBuffer (ir/sparse/transform/) empties them.
+  std::vector<Axis> sp_axes;
+  std::vector<SparseBuffer> sp_buffers;
   // The buffer bound to `param`, if it has one.
   std::optional<Buffer> BufferOf(const Var& param) const;
 };

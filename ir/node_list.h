@@ -34,17 +34,24 @@
   X(Broadcast)             \
   X(Let)
 
-#define KILN_STMT_NODES(X) \
-  X(BufferStore)           \
-  X(For)                   \
-  X(Block)                 \
-  X(BlockRealize)          \
-  X(SeqStmt)               \
-  X(IfThenElse)            \
-  X(LetStmt)               \
-  X(Allocate)              \
-  X(DeclBuffer)            \
+#define KILN_STMT_NODES(X) KILN_TENSOR_STMT_NODES(X) KILN_SPARSE_STMT_NODES(X)
+
+// Statements of TensorIR proper, which every pass and emitter meets.
+#define KILN_TENSOR_STMT_NODES(X) \
+  X(BufferStore)                  \
+  X(For)                          \
+  X(Block)                        \
+  X(BlockRealize)                 \
+  X(SeqStmt)                      \
+  X(IfThenElse)                   \
+  X(LetStmt)                      \
+  X(Allocate)                     \
+  X(DeclBuffer)                   \
   X(Evaluate)
+
+// SparseTIR's stage-I statement (ir/sparse/sparse_iteration.h); lowered by ir/sparse/transform/
+// before anything that emits or analyses TensorIR sees the function.
+#define KILN_SPARSE_STMT_NODES(X) X(SparseIteration)
 
 // Binary arithmetic and comparison nodes share one struct layout (a, b).
 #define KILN_BINARY_NODES(X) \

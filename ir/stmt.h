@@ -150,3 +150,6 @@ Stmt Block(std::shared_ptr<BlockNode> node);
 Stmt BlockRealize(std::vector<Expr> iter_values, Expr predicate, Stmt block);
 
 }  // namespace kiln::ir
+
+// SparseTIR's stage-I statement is in the node list too.
+#include "ir/sparse/sparse_iteration.h"  // IWYU pragma: export

@@ -59,8 +59,18 @@ class StmtFunctor<R(const Stmt&, Args...)> {
 
  protected:
 #define KILN_TYPED_DECL(name) virtual R VisitStmt_(const name##Node* op, Args... args) = 0;
-  KILN_STMT_NODES(KILN_TYPED_DECL)
+  KILN_TENSOR_STMT_NODES(KILN_TYPED_DECL)
 #undef KILN_TYPED_DECL
+  // SparseTIR's stage-I statements never reach a TensorIR functor: ir/sparse/transform/ lowers
+  // them first. Meeting one is a caller's mistake, said as such, not a silent walk.
+#define KILN_TYPED_SPARSE(name)                                                     \
+  virtual R VisitStmt_(const name##Node*, Args...) {                                \
+    throw Error(ErrorKind::kInvalidIR, "StmtFunctor: a SparseTIR " #name            \
+                                       " statement; lower it with LowerSparseIter " \
+                                       "(ir/sparse/transform/) first");             \
+  }
+  KILN_SPARSE_STMT_NODES(KILN_TYPED_SPARSE)
+#undef KILN_TYPED_SPARSE
 };
 
 }  // namespace kiln::ir

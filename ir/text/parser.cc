@@ -509,6 +509,7 @@ Stmt TirParser::ParseWith(Scope scope, BlockFrame* frame) {
   Token fn = ExpectName("T.sblock, T.block or T.init");
   if (!Peek().IsOp("(")) Expected("'('");
   if (fn.text == "block" || fn.text == "sblock") return ParseBlock(fn, scope);
+  if (fn.text == "sp_iter" || fn.text == "iter") return ParseSpIter(fn);
   if (fn.text == "init") {
     BlockFrame& block = RequireBlock(scope, frame, fn);
     Args args = ParseArgs();

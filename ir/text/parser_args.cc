@@ -66,6 +66,22 @@ TirParser::Value TirParser::ParseValue() {
       return v;
     }
   }
+  // A SparseTIR axis, or a buffer named as a whole (an axis's indptr), as an argument.
+  if (tok.kind == TokenKind::kName &&
+      (Peek(1).IsOp(",") || Peek(1).IsOp(")") || Peek(1).IsOp("]"))) {
+    if (const Axis* axis = LookupAxis(tok.text)) {
+      Next();
+      v.kind = Value::kAxis;
+      v.axis = *axis;
+      return v;
+    }
+    if (const Symbol* symbol = Lookup(tok.text); symbol && symbol->buffer.defined()) {
+      Next();
+      v.kind = Value::kBuffer;
+      v.buffer = symbol->buffer;
+      return v;
+    }
+  }
   v.kind = Value::kExpr;
   v.expr = ParseOr();
   return v;

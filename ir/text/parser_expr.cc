@@ -438,7 +438,13 @@ TirParser::PExpr TirParser::ParseTExpr(const Token& name) {
   if (LookupIntrinsic(fn)) {
     std::vector<Expr> call_args;
     for (size_t i = 0; i < args.positional.size(); ++i) call_args.push_back(arg(i));
-    if (!args.keywords.empty()) Fail(args.keywords[0].first, "unexpected keyword argument");
+    // Older scripts (SparseTIR's) name the result dtype: T.exp(x, dtype="float32").
+    const Value* dtype_kw = args.Keyword("dtype");
+    if (args.keywords.size() > (dtype_kw ? 1u : 0u)) {
+      for (const auto& [key, value] : args.keywords) {
+        if (key.text != "dtype") Fail(key, "unexpected keyword argument");
+      }
+    }
     // An untyped literal takes the dtype of the other arguments, as binary operators do.
     for (size_t i = 0; i < call_args.size(); ++i) {
       if (!args.positional[i].expr.literal || !IsImmediate(call_args[i])) continue;
@@ -457,6 +463,10 @@ TirParser::PExpr TirParser::ParseTExpr(const Token& name) {
     std::string error;
     auto t = IntrinsicResultType(fn, call_args, &error);
     if (!t) Fail(name, error);
+    if (dtype_kw && AsDType(*dtype_kw) != *t) {
+      Fail(dtype_kw->at,
+           "T." + fn + " here gives " + t->ToString() + ", not " + AsDType(*dtype_kw).ToString());
+    }
     return done(Call(*t, fn, call_args));
   }
   Fail(name, "unknown intrinsic T." + fn);

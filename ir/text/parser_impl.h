@@ -50,9 +50,12 @@ class TirParser {
   };
   // A call argument: an expression, a tuple, a list, a dict or None.
   struct Value {
-    enum Kind { kExpr, kTuple, kList, kDict, kNone } kind = kExpr;
+    // kAxis: a SparseTIR axis name; kBuffer: a buffer named as a whole (an axis's indptr).
+    enum Kind { kExpr, kTuple, kList, kDict, kNone, kAxis, kBuffer } kind = kExpr;
     Token at;
     PExpr expr;
+    Axis axis;
+    Buffer buffer;
     std::vector<Value> items;         // tuple and list
     std::vector<Value> keys, values;  // dict entries, in order
   };
@@ -120,6 +123,19 @@ class TirParser {
   // A variable named by a string in a shape, as TVM prints te's int32 dims: T.Buffer(("n", 4)).
   Var NamedShapeVar(const Token& at, const std::string& name);
 
+  // ---- SparseTIR (parser_sparse.cc) ----
+  // `NAME = T.dense_fixed(...)` and the other axis kinds, T.match_sparse_buffer and
+  // T.alloc_sparse_buffer, at the first level of the function body.
+  void ParseSparseDecl(Scope scope, const Token& name);
+  // `with T.sp_iter([I, T.fuse(J, K)], "SRR", "name") as [i, j, k]:` (or T.iter).
+  Stmt ParseSpIter(const Token& at);
+  // The axis declared as `name` (unless a variable or buffer shadows it), or null.
+  const Axis* LookupAxis(const std::string& name) const;
+  Axis AsAxis(const Value& v, const std::string& what) const;
+  // An axis's indptr or indices: a buffer, or a handle parameter that gets a 1-D buffer of
+  // `extent` elements of `idtype` (the one it already has when two axes share it).
+  Buffer AxisBuffer(const Value& v, DataType idtype, const Expr& extent, const std::string& what);
+
   // ---- expressions (parser_expr.cc) ----
   Expr ParseExpr();
   PExpr ParsePExpr();
@@ -176,6 +192,7 @@ class TirParser {
   // Variables bound by DeclareSymbolicVars or NamedShapeVar; their own declaration line, when
   // it comes, reuses them.
   std::unordered_set<const VarNode*> predeclared_;
+  std::unordered_map<std::string, Axis> axes_;  // SparseTIR axes, declared in the function body
 
   friend class NestingGuard;
 };

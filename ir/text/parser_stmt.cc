@@ -121,6 +121,12 @@ bool TirParser::ParseAssignment(Scope scope, BlockFrame* frame, std::vector<Stmt
   bool t_call = Peek().IsName("T") && Peek(1).IsOp(".") && Peek(2).kind == TokenKind::kName;
   std::string fn = t_call ? Peek(2).text : "";
   if (fn == "sblock_alloc_buffer") fn = "alloc_buffer";
+  if (fn == "dense_fixed" || fn == "dense_variable" || fn == "sparse_fixed" ||
+      fn == "sparse_variable" || fn == "match_sparse_buffer" || fn == "alloc_sparse_buffer") {
+    if (targets.size() != 1) Fail(targets[1], "T." + fn + " defines one name");
+    ParseSparseDecl(scope, targets[0]);
+    return false;
+  }
   if (fn == "axis") {
     ParseAxis(targets, &RequireBlock(scope, frame, Peek(2)));
     ExpectNewline();

@@ -110,7 +110,12 @@ std::vector<Var> FreeVars(const PrimFuncNode& f) {
       Define(op->buffer);
       IRVisitor::VisitStmt_(op);
     }
+    void VisitStmt_(const SparseIterationNode* op) override {
+      for (const SpIterVar& iv : op->iter_vars) defined.insert(iv.var.get());
+      IRVisitor::VisitStmt_(op);
+    }
   } collector;
+  for (const SparseBuffer& sb : f.sp_buffers) collector.Define(sb.buffer);
   for (const Var& p : f.params) collector.defined.insert(p.get());
   for (const auto& [param, buffer] : f.buffer_map) collector.Define(buffer);
   // The signature's shape variables first, in parameter order, as TVM declares them.
@@ -118,6 +123,10 @@ std::vector<Var> FreeVars(const PrimFuncNode& f) {
     for (const Expr& e : buffer->shape) collector.VisitExpr(e);
     for (const Expr& e : buffer->strides) collector.VisitExpr(e);
     if (buffer->elem_offset.defined()) collector.VisitExpr(buffer->elem_offset);
+  }
+  for (const Axis& axis : f.sp_axes) {
+    collector.VisitExpr(axis->length);
+    if (axis->nnz.defined()) collector.VisitExpr(axis->nnz);
   }
   for (const auto& [key, value] : f.attrs) {
     if (value.defined()) collector.VisitExpr(value);

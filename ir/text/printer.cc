@@ -8,6 +8,7 @@
 // 0.27 prints them, so that TVM reads the text back to the same function.
 #include "ir/text/printer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -67,12 +68,22 @@ class Printer {
       out_ += is_private ? "@T.prim_func(private=True)\n" : "@T.prim_func\n";
     }
 
-    // Parameters: simple buffers as T.Buffer annotations, others through match_buffer.
+    // Parameters: simple buffers as T.Buffer annotations, others through match_buffer;
+    // SparseTIR's sparse buffers and an axis's implicit indptr/indices as bare handles.
+    std::unordered_set<const void*> sparse_params = SparseHandleParams(*f.get());
     std::vector<std::string> params;
     std::vector<std::pair<std::string, Buffer>> matched;
     for (const Var& p : f->params) {
       auto buffer = f->BufferOf(p);
-      if (buffer && IsSimpleParamBuffer(*buffer)) {
+      if (sparse_params.count(p.get())) {
+        std::string name = Define(p.get(), p->name);
+        // An axis's indptr or indices: the body loads indptr[i] by the handle's name.
+        bool sparse_buffer =
+            std::any_of(f->sp_buffers.begin(), f->sp_buffers.end(),
+                        [&](const SparseBuffer& sb) { return sb.param.same_as(p); });
+        if (buffer && !sparse_buffer) names_[buffer->get()] = name;
+        params.push_back(name + ": T.handle");
+      } else if (buffer && IsSimpleParamBuffer(*buffer)) {
         std::string shape = v24_ ? ParamShape((*buffer)->shape) : "";
         std::string name = DefineBuffer(*buffer);
         names_[p.get()] = name;
@@ -135,6 +146,7 @@ class Printer {
       Line(Define(v.get(), v->name) + " = " + TypeName(v.dtype()) + "()");
     }
     if (!attrs.empty() && attrs_use_vars) Line("T.func_attr(" + Dict(attrs) + ")");
+    SparseDecls(*f.get());
 
     const auto* realize = f->body.as<BlockRealizeNode>();
     if (realize && IsImplicitRoot(*realize)) {
@@ -630,9 +642,136 @@ class Printer {
       case NodeKind::kEvaluate:
         Line("T.evaluate(" + Print(s.as<EvaluateNode>()->value).text + ")");
         return;
+      case NodeKind::kSparseIteration:
+        return SpIterStmt(s.as<SparseIterationNode>());
       default:
         Item(s, true);
     }
+  }
+
+  // ---- SparseTIR ------------------------------------------------------------------------
+
+  // The handle parameters printed bare: those of matched sparse buffers, and those whose
+  // buffer is the indptr or indices of an axis exactly as the parser makes one from a handle
+  // (1-D, the axis's idtype, the extent ParseSparseDecl gives it).
+  static std::unordered_set<const void*> SparseHandleParams(const PrimFuncNode& f) {
+    std::unordered_set<const void*> out;
+    for (const SparseBuffer& sb : f.sp_buffers) {
+      if (sb.param.defined()) out.insert(sb.param.get());
+    }
+    std::unordered_set<const void*> seen;  // only the first axis to name a buffer made it
+    auto implicit = [&](const Buffer& b, DataType idtype, const Expr& extent) {
+      if (!b.defined() || !seen.insert(b.get()).second) return;
+      if (b->dtype != idtype || b.ndim() != 1 || !b->strides.empty() || b->scope != "global" ||
+          b->align != 0 || !IsZeroOf(b->elem_offset, DataType::Int(32)) ||
+          !arith::ExprDeepEqual(b->shape[0], extent)) {
+        return;
+      }
+      for (const auto& [param, buffer] : f.buffer_map) {
+        if (buffer.same_as(b) && b->data.defined() && b->data->name == param->name) {
+          out.insert(param.get());
+        }
+      }
+    };
+    for (const Axis& axis : f.sp_axes) {
+      if (!axis.parent().defined()) continue;
+      Expr rows = NumPositions(axis.parent());
+      if (axis->indptr.defined()) implicit(axis->indptr, axis->idtype, rows + 1);
+      if (axis->kind == AxisKind::kSparseFixed) {
+        implicit(axis->indices, axis->idtype, rows * axis->nnz);
+      } else if (axis->indices.defined()) {
+        implicit(axis->indices, axis->idtype, axis->nnz);
+      }
+    }
+    return out;
+  }
+
+  std::string AxisBufferName(const Buffer& b) { return BufferName(b); }
+
+  std::string AxisName(const Axis& axis) {
+    auto it = names_.find(axis.get());
+    return it != names_.end() ? it->second : Define(axis.get(), axis->name);
+  }
+
+  std::string AxisList(const std::vector<Axis>& axes) {
+    std::string s = "[";
+    for (size_t i = 0; i < axes.size(); ++i) s += (i ? ", " : "") + AxisName(axes[i]);
+    return s + "]";
+  }
+
+  void SparseDecls(const PrimFuncNode& f) {
+    for (const Axis& axis : f.sp_axes) {
+      std::string args;
+      if (axis->kind == AxisKind::kDenseFixed) {
+        args = Print(axis->length).text;
+      } else {
+        args = AxisName(axis.parent()) + ", (" + Print(axis->length).text + ", " +
+               Print(axis->nnz).text + "), ";
+        switch (axis->kind) {
+          case AxisKind::kDenseVariable:
+            args += AxisBufferName(axis->indptr);
+            break;
+          case AxisKind::kSparseFixed:
+            args += AxisBufferName(axis->indices);
+            break;
+          default:
+            args += "(" + AxisBufferName(axis->indptr) + ", " + AxisBufferName(axis->indices) + ")";
+        }
+      }
+      if (axis->idtype != DataType::Int(32))
+        args += ", idtype=" + QuoteString(axis->idtype.ToString());
+      if (axis.is_sparse() && !axis->sorted) args += ", sorted=False";
+      std::string name = Define(axis.get(), axis->name);
+      Line(name + " = T." + AxisKindName(axis->kind) + "(" + args + ")");
+    }
+    for (const SparseBuffer& sb : f.sp_buffers) {
+      const Buffer& b = sb.buffer;
+      std::string args = AxisList(sb.axes) + ", " + QuoteString(b->dtype.ToString());
+      std::string fn = "alloc_sparse_buffer";
+      if (sb.param.defined()) {
+        fn = "match_sparse_buffer";
+        args = VarName(sb.param) + ", " + args;
+        if (sb.extra_storage.defined()) args += ", extra_storage=" + Print(sb.extra_storage).text;
+      } else if (b->scope != "global") {
+        args += ", scope=" + QuoteString(b->scope);
+      }
+      std::string name = DefineBuffer(b);
+      Line(name + " = T." + fn + "(" + args + ")");
+    }
+  }
+
+  void SpIterStmt(const SparseIterationNode* op) {
+    std::string axes;
+    std::string kinds;
+    for (size_t i = 0; i < op->iter_vars.size(); ++i) {
+      const SpIterVar& iv = op->iter_vars[i];
+      bool fused = iv.fuse_group >= 0;
+      bool opens = fused && (i == 0 || op->iter_vars[i - 1].fuse_group != iv.fuse_group);
+      bool closes = fused && (i + 1 == op->iter_vars.size() ||
+                              op->iter_vars[i + 1].fuse_group != iv.fuse_group);
+      if (i > 0) axes += ", ";
+      if (opens) axes += "T.fuse(";
+      axes += iv.attach.defined()
+                  ? "T.attach(" + AxisName(iv.axis) + ", " + AxisName(iv.attach) + ")"
+                  : AxisName(iv.axis);
+      if (closes) axes += ")";
+      kinds += iv.is_reduction ? 'R' : 'S';
+    }
+    EnterScope();
+    std::string names;
+    for (size_t i = 0; i < op->iter_vars.size(); ++i) {
+      names += (i ? ", " : "") + Define(op->iter_vars[i].var.get(), op->iter_vars[i].var->name);
+    }
+    Line("with T.sp_iter([" + axes + "], " + QuoteString(kinds) + ", " + QuoteString(op->name) +
+         ") as [" + names + "]:");
+    ++indent_;
+    if (op->init.defined()) {
+      Line("with T.init():");
+      Scoped(op->init);
+    }
+    Body(op->body);
+    --indent_;
+    ExitScope();
   }
 
   void Loop(const ForNode* loop) {
