@@ -4,6 +4,7 @@
 #include "codegen/gpu/check_schedule.h"
 #include "codegen/passes/compact_buffers.h"
 #include "codegen/passes/flatten_buffers.h"
+#include "codegen/passes/hoist_index_loads.h"
 #include "codegen/passes/lower_blocks.h"
 #include "codegen/passes/partition_loops.h"
 #include "codegen/passes/place_allocations.h"
@@ -40,6 +41,7 @@ PrimFunc Lower(const PrimFunc& f, const LowerOptions& options) {
   g = step("UnrollLoops", UnrollLoops(g, options.unroll));
   g = step("VectorizeLoops", VectorizeLoops(g, options.vectorize));
   g = step("Simplify", Simplify(g));
+  g = step("HoistIndexLoads", HoistIndexLoads(g));
   if (options.plan_storage) g = step("PlanStorage", PlanStorage(g, options.storage));
   return g;
 }

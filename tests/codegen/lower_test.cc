@@ -20,10 +20,10 @@ TEST(LowerTest, CallbackSeesEveryPassInOrder) {
     EXPECT_TRUE(f.defined());
   };
   Lower(testing::Matmul(2, 2, 2), options);
-  EXPECT_EQ(passes,
-            (std::vector<std::string>{"PlaceAllocations", "LowerBlocks", "CompactBuffers",
-                                      "FlattenBuffers", "Simplify", "PartitionLoops", "UnrollLoops",
-                                      "VectorizeLoops", "Simplify", "PlanStorage"}));
+  EXPECT_EQ(passes, (std::vector<std::string>{"PlaceAllocations", "LowerBlocks", "CompactBuffers",
+                                              "FlattenBuffers", "Simplify", "PartitionLoops",
+                                              "UnrollLoops", "VectorizeLoops", "Simplify",
+                                              "HoistIndexLoads", "PlanStorage"}));
 }
 
 TEST(LowerTest, ScheduledLoopsAreLowered) {
