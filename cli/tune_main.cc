@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
       kiln::cli::RegisterWorkersCommand(app),  kiln::cli::RegisterKeysCommand(app),
       kiln::cli::RegisterCompileCommand(app),  kiln::cli::RegisterBenchCommand(app),
       kiln::cli::RegisterInferCommand(app),    kiln::cli::RegisterReportCommand(app),
-      kiln::cli::RegisterValidateCommand(app),
+      kiln::cli::RegisterValidateCommand(app), kiln::cli::RegisterSparseCommand(app),
   };
 
   try {

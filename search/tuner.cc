@@ -303,6 +303,7 @@ void Tuner::State::SubmitUntuned() {
     r.scheduled = IsGpuPreset(options.target) ? DefaultGpuSchedule(tasks[i].workload)
                                               : DefaultCpuKernel(tasks[i].workload);
     r.dims = tasks[i].dims;
+    r.reference = tasks[i].reference;
     r.untuned = true;
     flights[r.id] = {i, -1, 0};
     requests.push_back(std::move(r));
@@ -361,6 +362,7 @@ bool Tuner::State::SubmitRound() {
       r.scheduled = candidates[k].scheduled;
       r.trace = candidates[k].record;
       r.dims = tasks[task].dims;
+      r.reference = tasks[task].reference;
       flights[r.id] = {task, round_id, k};
       requests.push_back(std::move(r));
     }

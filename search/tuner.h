@@ -40,6 +40,10 @@ struct TuneTask {
   // of the family stored by earlier jobs, from the start. Empty: no family.
   std::string family = {};
   std::vector<Trace> hints = {};
+  // Given inputs and expected outputs every candidate is checked against, instead of the
+  // seeded random inputs and the interpreter's outputs: a sparse task's real structure
+  // (compiler/sparse/sparse_reference_store.h). Null: the seeded reference.
+  std::shared_ptr<const runtime::Reference> reference = nullptr;
 };
 
 struct TunerOptions {

@@ -29,5 +29,6 @@ Command RegisterBenchCommand(CLI::App& parent);
 Command RegisterInferCommand(CLI::App& parent);
 Command RegisterReportCommand(CLI::App& parent);
 Command RegisterValidateCommand(CLI::App& parent);
+Command RegisterSparseCommand(CLI::App& parent);
 
 }  // namespace kiln::cli

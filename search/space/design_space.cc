@@ -57,6 +57,18 @@ DesignSpace CpuSpace() {
   return space;
 }
 
+// Stage-III sparse kernels on the CPU (compiler/sparse/): the dense rules refuse their
+// data-dependent loops, so one rule schedules every block (rules.h: sparse_tiling) and the
+// tile sizes are what the search mutates.
+DesignSpace SparseCpuSpace() {
+  DesignSpace space;
+  space.preset = "sparse-cpu";
+  space.rules.push_back(MakeSparseTiling());
+  space.postprocs.push_back(MakeVerify());
+  space.mutators.push_back({MakeMutateTileSize(), 1.0});
+  return space;
+}
+
 // MetaSchedule's cuda defaults, for every GPU API (TVM's Vulkan, Metal and OpenCL targets
 // reuse them), sized by `limits`: tiling "SSSRRSRS" with shared-memory reads and a local
 // write cache, cross-thread reduction, auto-bind, unroll up to 1024. Departures: the vthread
@@ -95,6 +107,24 @@ DesignSpace GpuSpace(const std::string& preset, const codegen::gpu::GpuLimits& l
   return space;
 }
 
+// Stage-III sparse kernels on a GPU (compiler/sparse/), sized by `limits` as the "gpu" preset:
+// one rule binds every block (rules.h: sparse_gpu_binding); blocks it leaves unbound get the
+// usual binding; verify_gpu_code checks the device's limits. No disallow_dynamic_loop: the
+// nonzero loop is data-dependent by nature.
+DesignSpace SparseGpuSpace(const codegen::gpu::GpuLimits& limits) {
+  DesignSpace space;
+  space.preset = "sparse-gpu";
+  SparseGpuBindingConfig bind;
+  bind.max_threads_per_block = limits.max_threads_per_block;
+  space.rules.push_back(MakeSparseGpuBinding(bind));
+  space.postprocs.push_back(
+      MakeRewriteUnboundBlock(std::min<int64_t>(256, limits.max_threads_per_block)));
+  space.postprocs.push_back(MakeVerifyGpuCode(limits));
+  space.mutators.push_back({MakeMutateTileSize(), 0.7});
+  space.mutators.push_back({MakeMutateThreadBinding(), 0.3});
+  return space;
+}
+
 }  // namespace
 
 codegen::gpu::GpuLimits PresetGpuLimits(std::string_view name) {
@@ -116,6 +146,8 @@ codegen::gpu::GpuLimits PresetGpuLimits(std::string_view name) {
 
 DesignSpace MakeDesignSpace(std::string_view name) {
   if (name == "cpu" || name == "llvm" || name == "c") return CpuSpace();
+  if (name == "sparse-cpu") return SparseCpuSpace();
+  if (name == "sparse-gpu") return SparseGpuSpace(PresetGpuLimits("gpu"));
   if (name == "cuda") return GpuSpace("cuda", PresetGpuLimits(name));
   if (name == "metal") return GpuSpace("metal", PresetGpuLimits(name));
   if (name == "webgpu") return GpuSpace("webgpu", PresetGpuLimits(name));
@@ -131,11 +163,12 @@ DesignSpace MakeDesignSpace(std::string_view name) {
 
 bool IsGpuPreset(std::string_view name) {
   return name == "cuda" || name == "gpu" || name == "vulkan" || name == "opencl" ||
-         name == "metal" || name == "webgpu";
+         name == "metal" || name == "webgpu" || name == "sparse-gpu";
 }
 
 std::vector<std::string> DesignSpacePresets() {
-  return {"cpu", "llvm", "c", "cuda", "gpu", "vulkan", "opencl", "metal", "webgpu"};
+  return {"cpu", "llvm",   "c",      "sparse-cpu", "sparse-gpu", "cuda",
+          "gpu", "vulkan", "opencl", "metal",      "webgpu"};
 }
 
 }  // namespace kiln::search

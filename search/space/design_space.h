@@ -37,8 +37,9 @@ struct DesignSpace {
   DesignSpace Clone() const;
 };
 
-// The preset named `name` ("cpu", with the aliases "llvm" and "c"; "cuda"; "gpu", with the
-// aliases "vulkan" and "opencl": a target name picks its preset); a
+// The preset named `name` ("cpu", with the aliases "llvm" and "c"; "sparse-cpu", for stage-III
+// sparse kernels; "sparse-gpu", the same on a GPU within the "gpu" preset's limits; "cuda";
+// "gpu", with the aliases "vulkan" and "opencl": a target name picks its preset); a
 // kiln::Error(kUnsupported) naming the known presets otherwise.
 DesignSpace MakeDesignSpace(std::string_view name);
 // The device limits a GPU preset sizes its space by (a TuneContext's non-zero limits

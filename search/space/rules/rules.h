@@ -101,6 +101,29 @@ struct AutoBindConfig {
 };
 std::unique_ptr<ScheduleRule> MakeAutoBind(AutoBindConfig config = {});
 
+// sparse_tiling.cc: the schedule of a stage-III sparse kernel (loops over a row's nonzeros
+// with data-dependent extents): parallel rows; SpMM's feature loop split into a tile above the
+// nonzero loop, accumulated in registers, a sampled number of vectors unrolled and one vector
+// (a dot product is left whole to the emitter's SIMD reduction); one sketch with the nonzero
+// loop unrolled, one without. Blocks with constant loops only get parallel and vectorized
+// loops.
+std::unique_ptr<ScheduleRule> MakeSparseTiling();
+
+// sparse_gpu_binding.cc: the GPU schedule of a stage-III sparse kernel: the rows to blockIdx.x
+// (or row groups, the rows of a group to threadIdx.y); SpMM's feature loop split by a sampled
+// tile, one part to threadIdx.x (interleaved or contiguous columns), the nonzero loop serial
+// per thread, the row's outputs accumulated in registers; SDDMM one thread per nonzero (the
+// nonzero loop split by a sampled thread count), its dot product serial; and one sketch with
+// one thread per row. Each output has one owner thread: no atomics, no cross-thread
+// reduction. Blocks without a data-dependent loop get the usual binding (thread_binding.h).
+struct SparseGpuBindingConfig {
+  std::vector<int64_t> thread_extents = {32, 64, 128, 256, 512, 1024};  // dense blocks, rows
+  std::vector<int64_t> nonzero_threads = {8, 16, 32, 64, 128, 256};     // SDDMM's nonzeros
+  std::vector<int64_t> row_groups = {2, 4, 8};                          // ascending
+  int64_t max_threads_per_block = 1024;  // the context's, when it names one
+};
+std::unique_ptr<ScheduleRule> MakeSparseGpuBinding(SparseGpuBindingConfig config = {});
+
 // Root block annotations the rules leave for the postprocessors (MetaSchedule's keys).
 inline constexpr char kParallelAnnotation[] = "meta_schedule.parallel";
 inline constexpr char kVectorizeAnnotation[] = "meta_schedule.vectorize";
