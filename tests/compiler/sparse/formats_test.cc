@@ -22,35 +22,18 @@
 #include "search/space/candidate.h"
 #include "search/space/design_space.h"
 #include "support/error.h"
+#include "tests/compiler/sparse/test_matrices.h"
 #include "tests/runtime/runtime_test_util.h"
 
 namespace kiln::compiler::sparse {
 namespace {
 
+using testing::Banded;
+using testing::RandomMatrix;
+
 using ir::HostTensor;
 using ir::sparse::CooEntry;
 using ir::sparse::CsrMatrix;
-
-// A seeded rows x cols matrix with about `density` of its entries set, row 1 empty and, when
-// `dense_row`, row 0 full; values in (0, 1].
-CsrMatrix RandomMatrix(int64_t rows, int64_t cols, double density, uint64_t seed,
-                       bool dense_row = false) {
-  std::vector<CooEntry> entries;
-  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-  auto next = [&] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return static_cast<double>(state % 1000003 + 1) / 1000004.0;
-  };
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) {
-      if (r == 1) continue;
-      if ((dense_row && r == 0) || next() < density) entries.push_back({r, c, next()});
-    }
-  }
-  return ir::sparse::CsrFromEntries(rows, cols, std::move(entries));
-}
 
 // The matrices every conversion and kernel is checked on: empty rows and a dense row with sizes
 // no block divides, no nonzero at all, one row only, and a tall one.

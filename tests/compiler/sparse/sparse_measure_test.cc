@@ -9,25 +9,17 @@
 #include "runtime/measurer.h"
 #include "search/space/candidate.h"
 #include "search/space/design_space.h"
+#include "tests/compiler/sparse/test_matrices.h"
 #include "tests/runtime/runtime_test_util.h"
 
 namespace kiln::compiler::sparse {
 namespace {
 
+using testing::Banded;
+using testing::RandomMatrix;
+
 using ir::sparse::CooEntry;
 using ir::sparse::CsrMatrix;
-
-// A banded n x n matrix with every seventh row empty and row 0 dense.
-CsrMatrix Banded(int64_t n, int64_t band) {
-  std::vector<CooEntry> e;
-  for (int64_t r = 0; r < n; ++r) {
-    if (r % 7 == 3) continue;
-    for (int64_t c = 0; c < n; ++c) {
-      if (r == 0 || (c >= r - band && c <= r + band)) e.push_back({r, c, 1.0});
-    }
-  }
-  return ir::sparse::CsrFromEntries(n, n, std::move(e));
-}
 
 class SparseMeasure : public ::testing::TestWithParam<SparseOp> {};
 
