@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 FUZZ_DIR ?= build-fuzz
 
-.PHONY: deps configure build test demo fuzz sanitize sanitize-configure sanitize-ci format clean cross-aarch64
+.PHONY: deps configure build test demo fuzz fuzz-configure sanitize sanitize-configure sanitize-ci format clean cross-aarch64
 
 deps:
 	@if [ "$$(id -u)" -eq 0 ]; then bash deploy/install-deps.sh; else sudo bash deploy/install-deps.sh; fi
@@ -47,25 +47,27 @@ sanitize: sanitize-configure
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	$(SANITIZE_ENV) ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)
 
-# CI's share of it, within its time (a cold build of about 16 minutes on 2 cores): the parsers
-# (TVMScript text, TVM's JSON graphs), the wire messages, the tuning databases and the service
-# (the coordinator's dispatcher, job service and server, on real sockets), each test program
-# run whole; a UBSan report stops the program, so it fails the run.
+# CI's share of it, with the fuzz targets in one clang build ($(FUZZ_DIR): ASan, UBSan and
+# libFuzzer's coverage on every object), so that the sanitizer tests and the fuzzers share their
+# libraries' objects: the parsers (TVMScript text, TVM's JSON graphs), the wire messages, the
+# tuning databases and the service (the coordinator's dispatcher, job service and server, on
+# real sockets), each test program run whole; a UBSan report stops the program, so it fails.
 SANITIZE_CI_TESTS = ir/text/ir_text_test ir/tvm_json/tvm_json_test \
   ir/tvm_json/tvm_json_prim_func_test schemas/schemas_test database/database_test \
   database/tvm_json_database_test coordinator/coordinator_test
-sanitize-ci: sanitize-configure
-	cmake --build $(SANITIZE_DIR) -j $(JOBS) --target $(notdir $(SANITIZE_CI_TESTS))
+fuzz-configure: deps
+	cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Fuzz \
+	  -DCMAKE_C_FLAGS_FUZZ="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only" \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DKILN_FUZZ=ON -DKILN_SANITIZE=ON -DKILN_BUILD_TESTS=ON
+sanitize-ci: fuzz-configure
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(notdir $(SANITIZE_CI_TESTS))
 	set -e; for t in $(SANITIZE_CI_TESTS); do \
 	  echo "== sanitizers: $$t"; \
-	  $(SANITIZE_ENV) $(SANITIZE_DIR)/tests/$$t --gtest_brief=1; \
+	  $(SANITIZE_ENV) $(FUZZ_DIR)/tests/$$t --gtest_brief=1; \
 	done
 
 # libFuzzer targets (clang), each run for FUZZ_SECONDS on a seed corpus from the test inputs.
-fuzz: deps
-	cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Fuzz \
-	  -DCMAKE_C_FLAGS_FUZZ="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only" \
-	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DKILN_FUZZ=ON -DKILN_BUILD_TESTS=OFF
+fuzz: fuzz-configure
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target kiln_fuzzers
 	bash fuzz/run_all.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 

@@ -4,6 +4,7 @@
 // own scripts write them. An axis's indptr and indices are handle parameters (each gets a 1-D
 // buffer of the axis's idtype) or buffers the function matched with T.match_buffer.
 #include <algorithm>
+#include <tuple>
 
 #include "ir/arith/expr_compare.h"
 #include "ir/text/parser_impl.h"
@@ -198,9 +199,8 @@ void TirParser::ParseSparseDecl(Scope scope, const Token& name) {
     node->parent = parent.ptr();
     const char* shape_what =
         fn == "sparse_fixed" ? "(length, nnz_cols) as its shape" : "(length, nnz) as its shape";
-    auto [length, nnz] = pair(required(order, 1), shape_what);
-    node->length = length;
-    node->nnz = nnz;
+    std::tie(node->length, node->nnz) = pair(required(order, 1), shape_what);
+    const Expr nnz = node->nnz;
     Expr rows = Build(call, [&] { return NumPositions(parent); });
     const Value& data = required(order, 2);
     if (fn == "dense_variable") {
