@@ -93,6 +93,10 @@ struct TaskImpl {
   std::vector<ir::PrimFunc> default_schedules;
   std::vector<size_t> default_objects;
   std::optional<LibraryVariant> library;
+  // A sparse kernel (attribute kiln.sparse_op, a GNN aggregation): its indptr and indices are the
+  // model's constants, and the random inputs variants are timed on would index out of range, so
+  // it is never timed against another variant (it was checked on its reference when tuned).
+  bool sparse = false;
 };
 
 bool HasStaticShapes(const ExtractedTask& task) {
@@ -157,6 +161,12 @@ class GraphBuilder {
       impl.chosen =
           ApplyBest(options_.db, tasks_[t].func, c.workload_hash, options_.target, device_key_);
       c.note = impl.chosen.note;
+      impl.sparse = tasks_[t].func->attrs.count("kiln.sparse_op") != 0;
+      if (impl.sparse) {
+        impls_.push_back(std::move(impl));
+        out_.tasks.push_back(std::move(c));
+        continue;
+      }
       // The default schedule's variants are timed against a record too: a record found in a
       // short tuning may be slower than a variant the search never measured.
       if (options_.default_schedules && HasStaticShapes(tasks_[t])) {
@@ -216,7 +226,7 @@ class GraphBuilder {
       }
     }
     for (TaskImpl& impl : impls_) {
-      if (options_.keep_faster_untuned && impl.chosen.record) {
+      if (options_.keep_faster_untuned && impl.chosen.record && !impl.sparse) {
         impl.untuned_object = batch_.Add(Task(impl).func, impl.symbol + "_untuned");
       }
       for (size_t d = 0; d < impl.default_schedules.size(); ++d) {

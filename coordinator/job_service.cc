@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "compiler/sparse/model_task_reference.h"
 #include "coordinator/job_options.h"
 #include "cost_model/random_cost_model.h"
 #include "cost_model/xgb_cost_model.h"
@@ -46,6 +47,40 @@ std::string AllTasksFailed(const search::TuneReport& report,
   }
   if (report.tasks.size() > 3) out += "; and " + std::to_string(report.tasks.size() - 3) + " more";
   return out;
+}
+
+// Each sparse task of `job` (a GNN aggregation imported as CSR SpMM) measured against the real
+// structure its model passes as constants: the model is specialised again as at submit, and a
+// task whose workload it no longer yields (a TensorIR file's kernel) keeps the seeded inputs.
+void AttachSparseReferences(const database::Job& job, std::vector<search::TuneTask>& tasks) {
+  bool any = false;
+  for (const search::TuneTask& t : tasks) any |= compiler::sparse::IsSparseKernel(t.workload);
+  if (!any) return;
+  ir::model::ModelTasks model;
+  try {
+    model = ir::model::ExtractModelTasks(
+        job.model, job.model_text,
+        ModelTaskOptionsOf(ParseJobOptions(nlohmann::json::parse(job.options_json))));
+  } catch (const Error& e) {
+    KILN_LOG_WARN("job {}: the sparse tasks get no reference: {}", job.id, e.what());
+    return;
+  }
+  for (search::TuneTask& t : tasks) {
+    if (!compiler::sparse::IsSparseKernel(t.workload) || t.reference) continue;
+    for (const ir::model::ModelTask& m : model.tasks) {
+      if (!ir::StructuralEqual(m.func, t.workload)) continue;
+      t.reference = compiler::sparse::ModelTaskReference(m.func, m.constant_index_args);
+      break;
+    }
+    if (!t.reference) KILN_LOG_WARN("job {}: sparse task {} has no reference", job.id, t.name);
+  }
+}
+
+// The task's design space: the target's preset, or for a sparse kernel its sparse preset (the
+// dense rules refuse data-dependent loops).
+search::DesignSpace SpaceOf(const std::string& preset, const search::TuneContext& context) {
+  if (!compiler::sparse::IsSparseKernel(context.workload)) return search::MakeDesignSpace(preset);
+  return search::MakeDesignSpace(search::IsGpuPreset(preset) ? "sparse-gpu" : "sparse-cpu");
 }
 
 }  // namespace
@@ -437,6 +472,7 @@ void JobService::RunJob(int64_t job_id) {
         }
       }
     }
+    AttachSparseReferences(job, tasks);
     dispatcher_.Configure(settings, job.device);
 
     // The job's stored results: one transaction per results message. The untuned kernels
@@ -490,7 +526,7 @@ void JobService::RunJob(int64_t job_id) {
     std::string preset = job.target.substr(0, job.target.find(' '));
     search::Tuner run(
         std::move(tasks), tuner, dispatcher_,
-        [preset](const search::TuneContext&) { return search::MakeDesignSpace(preset); },
+        [preset](const search::TuneContext& context) { return SpaceOf(preset, context); },
         model.get());
     {
       std::lock_guard lock(mutex_);

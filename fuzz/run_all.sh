@@ -12,7 +12,7 @@ seconds=${2:-60}
 
 declare -A SEEDS=(
   [ir_text_fuzzer]="tests/ir/testdata/tir tests/data/tvm/tir"
-  [onnx_import_fuzzer]="tests/ir/frontend/testdata/models tests/ir/frontend/testdata/malformed"
+  [onnx_import_fuzzer]="tests/ir/frontend/testdata/models tests/ir/frontend/testdata/malformed examples/models/gcn_layer"
   [trace_fuzzer]="tests/search/testdata/traces"
   [relax_text_fuzzer]="tests/ir/relax/testdata tests/data/tvm/relax"
   [tvm_graph_fuzzer]="tests/data/tvm_db/graphs"

@@ -3,7 +3,8 @@
 // (indptr, indices) is a parameter, so the kernel is general code; but the shapes are the
 // matrix's, and the function's attributes carry the structure's hash, rows, cols, nnz and the
 // feature size, so that a tuning record (keyed by the function's structural hash) is reused
-// only for the same structure and feature size.
+// only for the same structure and feature size. kiln.sparse_row_offsets names a_indptr, over
+// which a schedule may balance its parallel rows by nonzeros (the "sparse-cpu" rules).
 //
 // CSR SpMM  C[rows, feat] = A[rows, cols] * B[cols, feat]:
 //   params a_indptr int32[rows + 1], a_indices int32[nnz], a_data float32[nnz],

@@ -258,10 +258,61 @@ def resnet_stage(size=56):
     return model, [{"x": (1, channels, size, size)}]
 
 
+def gcn_graph(rng, nodes, edges):
+    """A seeded random directed graph with a self-loop on every node, as GCN adds them: the edge
+    sources, destinations and GCN's symmetric normalisation 1 / sqrt(deg(src) * deg(dst)), with
+    degrees counted over destinations (duplicate edges kept: each one counts)."""
+    src = np.concatenate([rng.integers(0, nodes, edges), np.arange(nodes)]).astype(np.int64)
+    dst = np.concatenate([rng.integers(0, nodes, edges), np.arange(nodes)]).astype(np.int64)
+    degree = np.bincount(dst, minlength=nodes).astype(np.float64)
+    weight = (1.0 / np.sqrt(degree[src] * degree[dst])).astype(np.float32)
+    return src, dst, weight
+
+
+def gcn_layer(scatter="elements"):
+    """One graph convolution layer (Kipf and Welling) on a seeded random graph of 300 nodes and
+    1200 random edges plus self-loops, written as GNN exporters write message passing: X W
+    (MatMul, 32 -> 16 features), then each edge's source row gathered (Gather, axis 0), scaled by
+    its normalised weight (Mul by a constant [E, 1]) and summed into its destination row
+    (ScatterElements with reduction add into zeros, the destinations expanded to [E, 16] as
+    PyTorch's index.expand_as writes them; or, with scatter="nd", ScatterND over dst[:, None]),
+    then a bias and Relu. Kiln imports the aggregation as a CSR SpMM."""
+    nodes, features, hidden = 300, 32, 16
+    g = Graph(seed=6)
+    src, dst, weight = gcn_graph(g.rng, nodes, 1200)
+    edges = len(src)
+    h = g.op("MatMul", ["x", g.weight("weight", [features, hidden])], "xw")
+    messages = g.op("Gather", [h, g.const("edge_src", src)], "messages", axis=0)
+    messages = g.op("Mul", [messages, g.const("edge_weight", weight.reshape(edges, 1))],
+                    "weighted")
+    zeros = g.op("ConstantOfShape", [g.const("out_shape", np.array([nodes, hidden], np.int64))],
+                 "zeros", value=numpy_helper.from_array(np.zeros(1, np.float32)))
+    if scatter == "nd":
+        index = g.const("edge_dst", dst.reshape(edges, 1))
+        aggregated = g.op("ScatterND", [zeros, index, messages], "aggregate", reduction="add")
+    else:
+        index = g.op("Expand", [
+            g.op("Unsqueeze", [g.const("edge_dst", dst), g.const("axis1", np.array([1], np.int64))],
+                 "dst_column"),
+            g.const("index_shape", np.array([edges, hidden], np.int64))], "index")
+        aggregated = g.op("ScatterElements", [zeros, index, messages], "aggregate", axis=0,
+                          reduction="add")
+    biased = g.op("Add", [aggregated, g.weight("bias", [hidden], scale=0.1)], "biased")
+    g.op("Relu", [biased], "relu")
+    g.nodes[-1].output[0] = "y"
+    model = g.model(
+        "gcn_layer" if scatter == "elements" else "gcn_layer_nd",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [nodes, features])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [nodes, hidden])],
+    )
+    return model, [{"x": (nodes, features)}]
+
+
 # The models committed under examples/models, and the ones too big to commit, which the build
 # makes into its own folder (tests/cli/CMakeLists.txt, bench/CMakeLists.txt).
 COMMITTED = [("mlp", mlp), ("transformer_block", transformer_block), ("cnn", cnn),
-             ("resnet_stage", resnet_stage)]
+             ("resnet_stage", resnet_stage), ("gcn_layer", gcn_layer),
+             ("gcn_layer_nd", lambda: gcn_layer("nd"))]
 GENERATED = [("bert_layer", bert_layer), ("resnet_stage_8x8", lambda: resnet_stage(8))]
 
 

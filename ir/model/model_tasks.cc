@@ -56,6 +56,35 @@ std::set<std::string> TaskSymbolicDims(const PrimFunc& f) {
   return names;
 }
 
+// The integer Constant arguments of the first call_tir of `func_name` in `module`'s Relax
+// functions, by parameter index (outputs come after the arguments, so an argument's index is
+// its parameter's).
+std::map<size_t, HostTensor> ConstantIndexArgs(const relax::IRModule& module,
+                                               const std::string& func_name) {
+  for (const std::string& name : module.names()) {
+    const relax::Function* f = module.LookupFunction(name);
+    if (f == nullptr) continue;
+    const auto* seq = (*f)->body.as<relax::SeqExprNode>();
+    if (seq == nullptr) continue;
+    for (const relax::BindingBlock& block : seq->blocks) {
+      for (const relax::Binding& b : block.bindings) {
+        const auto* call = b.value.as<relax::CallNode>();
+        if (call == nullptr || call->op != "call_tir" || call->args.size() < 2) continue;
+        const auto* callee = call->args[0].as<relax::GlobalVarNode>();
+        const auto* args = call->args[1].as<relax::TupleNode>();
+        if (callee == nullptr || args == nullptr || callee->name != func_name) continue;
+        std::map<size_t, HostTensor> out;
+        for (size_t i = 0; i < args->fields.size(); ++i) {
+          const auto* c = args->fields[i].as<relax::ConstantNode>();
+          if (c != nullptr && c->data.dtype().is_int()) out[i] = c->data;
+        }
+        return out;
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string ModelTasks::DefaultedText() const {
@@ -135,13 +164,14 @@ ModelTasks ExtractModelTasks(const std::string& name, const std::string& bytes,
     for (const auto& [dim, value] : bucket.dims) s.bound[dim] = value;
     std::string where = bucket.dims.empty() ? name : name + " (bucket " + bucket.Label() + ")";
     std::vector<relax::transform::ExtractedTask> extracted;
+    relax::IRModule prepared;
     try {
       ModelInput input = out.symbolic_dims.empty() && bucket.dims.empty()
                              ? symbolic
                              : LoadModelBytes(name, bytes, s.bound, options.func);
-      relax::IRModule prepared = relax::transform::PrepareModuleForTuning(input.module);
+      prepared = relax::transform::PrepareModuleForTuning(input.module);
       extracted = relax::transform::ExtractTasks(prepared, input.entry);
-      if (options.keep_modules) s.module = std::move(prepared);
+      if (options.keep_modules) s.module = prepared;
     } catch (const Error& e) {
       // A dim left to --default-dim may be what made the shapes disagree: say which.
       std::string defaulted;
@@ -174,7 +204,10 @@ ModelTasks ExtractModelTasks(const std::string& name, const std::string& bytes,
         t.name = task.name;
         t.func = task.func;
         t.workload_hash = task.workload_hash;
-        t.flop = EstimateFlops(task.func, {});
+        t.flop = EstimateFlops(task.func, {});  // a sparse kernel's: kiln.sparse_flops
+        if (task.func->attrs.count("kiln.sparse_op") != 0) {
+          t.constant_index_args = ConstantIndexArgs(prepared, task.name);
+        }
         out.tasks.push_back(std::move(t));
         by_hash[task.workload_hash].push_back(index);
       }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "ir/host_tensor.h"
 #include "ir/model/shape_buckets.h"
 #include "ir/relax/module.h"
 
@@ -39,6 +40,11 @@ struct ModelTask {
   // Calls per weighted model run: the sum over buckets of calls times the bucket's weight.
   double weight = 0;
   std::vector<std::pair<size_t, int64_t>> buckets;  // (bucket index, calls in it)
+  // A sparse kernel's (attribute kiln.sparse_op) integer arguments that its first call passes
+  // as constants, by parameter index: the matrix structure (indptr, indices) a model's GNN
+  // aggregation fixed. Random indices are no matrix, so the task is measured on a reference
+  // made from these (compiler/sparse/model_task_reference.h). Empty for other tasks.
+  std::map<size_t, HostTensor> constant_index_args;
 };
 
 struct SpecializedBucket {

@@ -249,6 +249,15 @@ Var BlockBuilder::EmitMatchCast(const Expr& value, StructInfo pattern,
               FreshName(hint), "EmitMatchCast");
 }
 
+Expr BlockBuilder::LookupBinding(const Var& var) const {
+  for (auto block = blocks_.rbegin(); block != blocks_.rend(); ++block) {
+    for (auto b = block->bindings.rbegin(); b != block->bindings.rend(); ++b) {
+      if (b->var.get() == var.get()) return b->value;
+    }
+  }
+  return Expr();
+}
+
 GlobalVar BlockBuilder::AddFunction(const std::string& name_hint, Function func) {
   return module_.Add(module_.UniqueName(name_hint), std::move(func));
 }

@@ -76,6 +76,10 @@ class BlockBuilder {
                     const std::string& note = "");
   // `value` in A-normal form, its non-leaf parts emitted into the current scope (NormalizeValue).
   Expr Normalize(const Expr& value);
+  // The value `var` is bound to in the open function (a match_cast's value too), or an undefined
+  // Expr when the open function binds no such variable (a parameter, another function's).
+  // Front ends use it to recognise a pattern over bindings they emitted earlier.
+  Expr LookupBinding(const Var& var) const;
 
   // Adds a finished function or kernel under a unique name derived from `name_hint`.
   GlobalVar AddFunction(const std::string& name_hint, Function func);

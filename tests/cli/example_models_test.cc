@@ -1,6 +1,7 @@
 // The bundled example models (examples/models, made by make_models.py): the reference
 // executor matches ONNX Runtime's outputs stored beside each model, for every test data set
-// (the transformer block and the MLP at two sizes of their symbolic dims), the tuning tasks of
+// (the transformer block and the MLP at two sizes of their symbolic dims; the GCN layers, whose
+// aggregation is imported as a CSR SpMM kernel), the tuning tasks of
 // the transformer block show fusion and deduplication at work, and in the CNN each batch norm
 // folds into a scale and a shift that fuse with the convolution and the following relu.
 // The models the build makes (make_models.py --out, KILN_MODELS_DIR: the BERT-base layer, too
@@ -38,7 +39,8 @@ TEST_P(ExampleModel, ReferenceExecutorMatchesOnnxRuntime) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleModel,
-                         ::testing::Values("mlp", "transformer_block", "cnn"));
+                         ::testing::Values("mlp", "transformer_block", "cnn", "gcn_layer",
+                                           "gcn_layer_nd"));
 
 // A backend test folder in a temporary directory holding `model`'s model.onnx and its
 // test_data_set_0 only (links), removed at the end of the test.

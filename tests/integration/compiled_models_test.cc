@@ -48,6 +48,7 @@ std::vector<ModelCase> Cases() {
       {"mlp", Examples("mlp"), "", {{3, 64}}},
       {"transformer_block", Examples("transformer_block"), "", {{1, 5, 64}}},
       {"cnn", Examples("cnn"), "", {{1, 3, 32, 32}}},
+      {"gcn_layer", Examples("gcn_layer"), "", {{300, 32}}},  // a CSR SpMM task (docs/sparse.md)
       {"bert_layer", Generated("bert_layer"), "", {{1, 2, 768}}},
       {"resnet_stage", Examples("resnet_stage"), Generated("resnet_stage_8x8"), {{1, 64, 8, 8}}},
   };

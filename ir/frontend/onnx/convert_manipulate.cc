@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ir/frontend/onnx/convert_gnn_spmm.h"
 #include "ir/frontend/onnx/converter.h"
 
 namespace kiln::ir::frontend::onnx {
@@ -697,9 +698,10 @@ void RegisterManipulateConverters(ConverterTable& t) {
   t.Add("Trilu", 14, Trilu);
   t.Add("CenterCropPad", 18, CenterCropPad, 18);
   t.Add("GatherND", 11, GatherND);  // 12: batch_dims
-  for (const char* op : {"Scatter", "ScatterElements", "ScatterND"}) {
-    t.AddUnsupported(op, "Kiln's Relax ops have no scatter");
-  }
+  // Only as GNN message passing (convert_gnn_spmm.h); the deprecated Scatter not at all.
+  t.Add("ScatterElements", 11, ScatterElementsAsSpmm, 18);  // 16: reduction; 18: max, min
+  t.Add("ScatterND", 11, ScatterNDAsSpmm, 18);
+  t.AddUnsupported("Scatter", "Kiln's Relax ops have no scatter");
   for (const char* op : {"NonZero", "Compress", "Unique"}) {
     t.AddUnsupported(op, "its output shape depends on the input data");
   }

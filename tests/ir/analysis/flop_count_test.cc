@@ -7,6 +7,7 @@
 #include "ir/compute/create_prim_func.h"
 #include "ir/compute/math.h"
 #include "ir/compute/reduce.h"
+#include "ir/sparse/csr_kernel_text.h"
 #include "ir/text/parser.h"
 #include "support/error.h"
 
@@ -77,6 +78,15 @@ def mm(A: T.Buffer((64, 16), "float32"), B: T.Buffer((16, 32), "float32"), C: T.
             C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
 )");
   EXPECT_EQ(*AsConstInt(EstimateFlops(f)), 2 * 64 * 32 * 16);
+}
+
+// A sparse kernel's loops run over its structure's rows: the count is its kiln.sparse_flops
+// attribute, which the stage-III CSR text writes (2 * nnz * feat; SDDMM + nnz).
+TEST(EstimateFlops, ASparseKernelCountsItsAttribute) {
+  const std::string spmm = sparse::CsrKernelText({sparse::CsrKernelOp::kSpmm, 5, 4, 9, 8, 1});
+  EXPECT_EQ(AsConstInt(EstimateFlops(ParsePrimFunc(spmm))), 2 * 9 * 8);
+  const std::string sddmm = sparse::CsrKernelText({sparse::CsrKernelOp::kSddmm, 5, 4, 9, 8, 1});
+  EXPECT_DOUBLE_EQ(EstimateFlops(ParsePrimFunc(sddmm), {}), 2 * 9 * 8 + 9);
 }
 
 }  // namespace
