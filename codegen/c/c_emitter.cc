@@ -207,6 +207,7 @@ class CEmitter : public CLikeEmitter {
       }
     }
     for (const std::string& name : unpacked) Line() << "(void)" << name << ";\n";
+    FindRowOffsets(f);
     EmitStmt(f->body);
     Line() << "return 0;\n";
 
@@ -505,8 +506,53 @@ class CEmitter : public CLikeEmitter {
       in_parallel_ = true;
       opening_loop_ = op;
     }
+    const bool balanced = opens && BalancedRows(op);
+    if (balanced) balanced_loop_ = op;
     CLikeEmitter::EmitFor(op);
+    if (balanced) {
+      --indent_;
+      Line() << "}\n";  // the parallel region EmitLoopPrefix opened
+    }
     if (opens) in_parallel_ = false;
+  }
+
+  // A sparse kernel's parallel row loop annotated kiln.parallel_balance (a decision of the
+  // "sparse-cpu" rules) over the function's row offsets (its kiln.sparse_row_offsets
+  // attribute names the indptr parameter): each thread takes the rows of an equal share of
+  // the nonzeros instead of an equal share of the rows.
+  bool BalancedRows(const ForNode* op) const {
+    if (!row_offsets_.defined()) return false;
+    auto it = op->annotations.find("kiln.parallel_balance");
+    if (it == op->annotations.end() || IsConstInt(it->second, 0)) return false;
+    return IsConstInt(op->min, 0) && AsConstInt(op->extent) == row_count_;
+  }
+
+  void FindRowOffsets(const PrimFunc& f) {
+    auto it = f->attrs.find("kiln.sparse_row_offsets");
+    if (it == f->attrs.end()) return;
+    const auto* name = it->second.as<StringImmNode>();
+    if (name == nullptr) return;
+    for (const auto& [param, buffer] : f->buffer_map) {
+      if (buffer->name != name->value || buffer->shape.size() != 1 ||
+          buffer->dtype != DataType::Int(32)) {
+        continue;
+      }
+      if (auto length = AsConstInt(buffer->shape[0]); length && *length >= 2) {
+        row_offsets_ = buffer;
+        row_count_ = *length - 1;
+      }
+    }
+  }
+
+  void EmitForHeader(DataType t, const std::string& name, const std::string& begin,
+                     const std::string& end) override {
+    if (balanced_header_) {
+      balanced_header_ = false;
+      Line() << "for (" << TypeName(t) << " " << name << " = kiln_row_begin; " << name
+             << " < kiln_row_end; ++" << name << ") {\n";
+      return;
+    }
+    CLikeEmitter::EmitForHeader(t, name, begin, end);
   }
 
   void EmitLoopPrefix(const ForNode* op) override {
@@ -523,7 +569,35 @@ class CEmitter : public CLikeEmitter {
       }
       return;
     }
-    if (op == opening_loop_) {
+    if (op == opening_loop_ && op == balanced_loop_) {
+      // Each thread's rows [begin, end): the rows whose nonzeros start in its equal share of
+      // them, found by a binary search over the offsets (the last thread ends at the last row,
+      // so that trailing empty rows are still visited).
+      balanced_loop_ = nullptr;
+      opening_loop_ = nullptr;
+      balanced_header_ = true;
+      NeedHelper(
+          "kiln_balanced_row",
+          "static inline int64_t kiln_balanced_row(const int32_t* offsets, int64_t rows, "
+          "int64_t nonzero) {\n  int64_t lo = 0, hi = rows;\n  while (lo < hi) {\n"
+          "    int64_t mid = lo + (hi - lo) / 2;\n    if (offsets[mid] < nonzero) lo = mid + "
+          "1; else hi = mid;\n  }\n  return lo;\n}\n");
+      const std::string offsets = NameOf(row_offsets_->data.get());
+      const std::string rows = std::to_string(row_count_);
+      Line() << "#pragma omp parallel\n";
+      Line() << "{\n";
+      ++indent_;
+      Line() << "const int64_t kiln_part = omp_get_thread_num(), kiln_parts = "
+                "omp_get_num_threads();\n";
+      Line() << "const int64_t kiln_nonzeros = (int64_t)" << offsets << "[" << rows << "] - "
+             << offsets << "[0];\n";
+      Line() << "const int64_t kiln_row_begin = kiln_part == 0 ? 0 : kiln_balanced_row(" << offsets
+             << ", " << rows << ", " << offsets
+             << "[0] + kiln_nonzeros * kiln_part / kiln_parts);\n";
+      Line() << "const int64_t kiln_row_end = kiln_part + 1 == kiln_parts ? " << rows
+             << " : kiln_balanced_row(" << offsets << ", " << rows << ", " << offsets
+             << "[0] + kiln_nonzeros * (kiln_part + 1) / kiln_parts);\n";
+    } else if (op == opening_loop_) {
       // Static: iterations of a scheduled parallel loop cost the same, so equal contiguous
       // chunks per thread, decided once, with no runtime work sharing.
       Line() << "#pragma omp parallel for schedule(static)\n";
@@ -754,6 +828,12 @@ class CEmitter : public CLikeEmitter {
   bool uses_openmp_ = false;
   bool in_parallel_ = false;
   const ForNode* opening_loop_ = nullptr;
+  // Balanced rows (BalancedRows): the offsets buffer and row count, the loop, and whether the
+  // next loop header is its.
+  Buffer row_offsets_;
+  int64_t row_count_ = 0;
+  const ForNode* balanced_loop_ = nullptr;
+  bool balanced_header_ = false;
 };
 
 }  // namespace

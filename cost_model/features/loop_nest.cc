@@ -15,7 +15,7 @@ void LoopNest::Push(const ForNode* loop) {
   Loop l;
   l.node = loop;
   l.min = AsConstInt(loop->min).value_or(0);
-  l.extent = std::max<int64_t>(1, AsConstInt(loop->extent).value_or(1));
+  l.extent = std::max<int64_t>(1, AsConstInt(loop->extent).value_or(data_dependent_extent_));
   index_[loop->loop_var.get()] = static_cast<int>(loops_.size());
   loops_.push_back(l);
 }

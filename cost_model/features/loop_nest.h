@@ -19,12 +19,16 @@ namespace kiln::cost_model {
 struct Loop {
   const ir::ForNode* node = nullptr;
   int64_t min = 0;
-  int64_t extent = 1;  // 1 for an extent that is not a constant
+  int64_t extent = 1;  // for an extent that is not a constant: the nest's estimate (below)
 };
 
 // Loops from the outermost (index 0) to the innermost.
 class LoopNest {
  public:
+  // A loop whose extent is not a constant (a sparse kernel's loop over a row's nonzeros) is
+  // counted as `data_dependent_extent` iterations: 1 unless the function says better.
+  explicit LoopNest(int64_t data_dependent_extent = 1)
+      : data_dependent_extent_(data_dependent_extent) {}
   void Push(const ir::ForNode* loop);
   void Pop();
   size_t size() const { return loops_.size(); }
@@ -35,6 +39,7 @@ class LoopNest {
   double ExtentProduct(size_t first = 0) const;
 
  private:
+  int64_t data_dependent_extent_ = 1;
   std::vector<Loop> loops_;
   std::unordered_map<const ir::VarNode*, int> index_;
 };

@@ -68,7 +68,8 @@ double ElemBytes(const Buffer& b) { return b->dtype.bytes() * std::max(1, b->dty
 
 class Extractor : public StmtFunctor<void(const Stmt&)> {
  public:
-  explicit Extractor(const StoreFeatureOptions& options) : options_(options) {}
+  Extractor(const StoreFeatureOptions& options, int64_t data_dependent_extent)
+      : options_(options), nest_(data_dependent_extent) {}
   std::vector<FeatureRow> rows;
 
   void VisitStmt_(const BufferStoreNode* op) override { rows.push_back(Row(op)); }
@@ -426,13 +427,23 @@ std::vector<std::string> MakeNames() {
 
 }  // namespace
 
+int64_t DataDependentExtent(const PrimFunc& func) {
+  auto attr = [&](const char* key) -> int64_t {
+    auto it = func->attrs.find(key);
+    return it == func->attrs.end() ? 0 : AsConstInt(it->second).value_or(0);
+  };
+  const int64_t rows = attr("kiln.sparse_rows"), nnz = attr("kiln.sparse_nnz");
+  if (rows <= 0 || nnz <= 0) return 1;
+  return std::max<int64_t>(1, (nnz + rows / 2) / rows);
+}
+
 PrimFunc LowerForFeatures(const PrimFunc& scheduled) {
   return codegen::CompactBuffers(codegen::LowerBlocks(codegen::PlaceAllocations(scheduled)));
 }
 
 std::vector<FeatureRow> ExtractStoreFeatures(const PrimFunc& lowered,
                                              const StoreFeatureOptions& options) {
-  Extractor extractor(options);
+  Extractor extractor(options, DataDependentExtent(lowered));
   extractor.VisitStmt(lowered->body);
   return std::move(extractor.rows);
 }

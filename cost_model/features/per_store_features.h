@@ -16,6 +16,10 @@
 //              allocated around it, threads per block, blocks, warps per block (of 32), and
 //              the stored buffer's scope one-hot (global, shared, local).
 // Every value is log-scaled: log2(x + 1). StoreFeatureNames() names each column.
+// A loop whose extent is not a constant counts as DataDependentExtent(function) iterations: a
+// sparse kernel's loop over a row's nonzeros as the matrix's mean row length (the function's
+// kiln.sparse_nnz / kiln.sparse_rows attributes), so that its stores' counts, footprints and
+// intensity reflect the structure; 1 in any other function.
 #pragma once
 
 #include <array>
@@ -37,6 +41,9 @@ struct StoreFeatureOptions {
 // compacted, blocks turned into loops; loop kinds (vectorize, unroll, parallel) and
 // multi-dimensional buffer accesses still explicit.
 ir::PrimFunc LowerForFeatures(const ir::PrimFunc& scheduled);
+
+// round(kiln.sparse_nnz / kiln.sparse_rows) of a sparse kernel, at least 1; else 1.
+int64_t DataDependentExtent(const ir::PrimFunc& func);
 
 // One row per BufferStore of `lowered` (the result of LowerForFeatures), in program order.
 std::vector<FeatureRow> ExtractStoreFeatures(const ir::PrimFunc& lowered,

@@ -222,6 +222,40 @@ TEST(PerStoreFeaturesTest, SymbolicExtentsCountAsOne) {
   EXPECT_FLOAT_EQ(Feature(rows[1], "float_cmp"), Slog(256));
 }
 
+// A sparse kernel's loop over a row's nonzeros counts as the matrix's mean row length, from the
+// function's kiln.sparse_nnz / kiln.sparse_rows; without them it counts as one.
+TEST(PerStoreFeaturesTest, ASparseRowLoopCountsAsTheMeanRowLength) {
+  const std::string body = R"(
+def row_sums(indptr: T.Buffer((65,), "int32"), data: T.Buffer((640,), "float32"),
+             out: T.Buffer((64,), "float32")):
+    for i in range(64):
+        for p in range(indptr[i + 1] - indptr[i]):
+            with T.block("sum"):
+                vi = T.axis.spatial(64, i)
+                vp = T.axis.reduce(640, indptr[i] + p)
+                T.reads(data[vp])
+                T.writes(out[vi])
+                with T.init():
+                    out[vi] = T.float32(0)
+                out[vi] = out[vi] + data[vp]
+)";
+  const std::string header = "# from tvm.script import tir as T\n@T.prim_func\n";
+  const ir::PrimFunc plain = ir::ParsePrimFunc(header + body);
+  const ir::PrimFunc sparse =
+      ir::ParsePrimFunc(header + body.substr(0, body.find("    for i")) +
+                        "    T.func_attr({\"kiln.sparse_rows\": 64, \"kiln.sparse_nnz\": 637})\n" +
+                        body.substr(body.find("    for i")));
+  EXPECT_EQ(DataDependentExtent(plain), 1);
+  EXPECT_EQ(DataDependentExtent(sparse), 10);  // 637 / 64, rounded
+  const std::vector<FeatureRow> plain_rows = PerStoreFeatures(plain);
+  const std::vector<FeatureRow> sparse_rows = PerStoreFeatures(sparse);
+  ASSERT_EQ(plain_rows.size(), sparse_rows.size());
+  const FeatureRow& update = sparse_rows.back();
+  EXPECT_FLOAT_EQ(Feature(plain_rows.back(), "outer_prod"), Slog(64));
+  EXPECT_FLOAT_EQ(Feature(update, "outer_prod"), Slog(64 * 10));
+  EXPECT_FLOAT_EQ(Feature(update, "float_addsub"), Slog(64 * 10));
+}
+
 // Every non-zero feature of the three programs, one "program store name value" line each.
 TEST(PerStoreFeaturesTest, GoldenFeatures) {
   std::ostringstream out;

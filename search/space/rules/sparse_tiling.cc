@@ -75,7 +75,16 @@ class SparseTiling : public ScheduleRule {
     if (inner >= 0 && uses[inner] == LoopUseKind::kSpatial) {
       TileSpatialFeature(base, block, loops[dynamic], loops[inner]);
     }
-    if (parallel_rows) base.Parallel(loops[0]);
+    if (parallel_rows) {
+      base.Parallel(loops[0]);
+      // Rows by equal shares of the nonzeros or of the rows: a decision, where the function
+      // names its row offsets (the C emitter balances over them; a skewed graph's long rows
+      // otherwise land on one thread).
+      if (HasRowOffsets(base)) {
+        ExprRV balance = base.SampleCategorical({0, 1}, {0.5, 0.5});
+        base.Annotate(loops[0], "kiln.parallel_balance", balance);
+      }
+    }
     Schedule unrolled = base;
     unrolled.Unroll(loops[dynamic]);
     return {std::move(base), std::move(unrolled)};
@@ -127,6 +136,11 @@ class SparseTiling : public ScheduleRule {
       if (uses[i] == LoopUseKind::kReduce && ConstantExtent(sch, loops[i])) return i;
     }
     return -1;
+  }
+
+  // The function names the offsets of its rows ("kiln.sparse_row_offsets", sparse_workloads.h).
+  static bool HasRowOffsets(const Schedule& sch) {
+    return sch.func()->attrs.count("kiln.sparse_row_offsets") != 0;
   }
 
   // The function's "kiln.sparse_rows_repeat" attribute (format_workloads.h) is set.

@@ -66,6 +66,46 @@ TEST_P(SparseMeasure, EverySampledScheduleMatchesTheReference) {
   EXPECT_EQ(measured, 6);
 }
 
+// The parallel rows' split is a decision: equal shares of the rows, or of the nonzeros (the C
+// emitter's binary search over a_indptr). On three threads over a matrix with one dense row
+// and padded empty ones, both kinds are drawn and both match the reference.
+TEST_P(SparseMeasure, RowsBalancedByNonzerosMatchTheReferenceOnThreeThreads) {
+  runtime::testing::ScratchDir dir;
+  CsrMatrix a = RandomMatrix(301, 96, 0.04, 5, /*dense_row=*/true);
+  if (GetParam() == SparseOp::kSpmm) a = PadEmptyRows(a);
+  SparseProblem p = ProblemOf(GetParam(), a, 32);
+  ir::PrimFunc w = CsrWorkload(p);
+  auto reference = SparseReference(w, p, a, 4, dir.path().string());
+  runtime::MeasureOptions o;
+  o.cache_dir = dir.path().string();
+  o.timing.min_repeat_ms = 1;
+  o.num_threads = 3;
+  auto measurer = runtime::CreateMeasurer("cpu", o);
+  search::TuneContext context;
+  context.workload = w;
+  context.num_cores = 3;
+  search::DesignSpace space = search::MakeDesignSpace("sparse-cpu");
+  space.Initialize(context);
+  const search::Schedule sketch = space.Sketches(context).at(0);
+  int balanced = 0, by_rows = 0;
+  for (uint64_t seed = 1; seed <= 10 && (balanced < 2 || by_rows < 1); ++seed) {
+    search::RandomEngine rng(seed);
+    std::optional<search::Candidate> c =
+        search::SampleCandidate(w, sketch.trace(), space.postprocs, rng, nullptr);
+    ASSERT_TRUE(c.has_value());
+    runtime::MeasureDetails details;
+    runtime::MeasureResult r = measurer->Measure({w, c->scheduled, {}, reference}, &details);
+    EXPECT_TRUE(r.ok() && r.correctness_checked) << r.message;
+    const bool is_balanced = details.source.code.find("kiln_balanced_row(") != std::string::npos;
+    // The balanced rows are a parallel region of their own (OpenMP's static split otherwise).
+    EXPECT_EQ(is_balanced, details.source.code.find("#pragma omp parallel\n") != std::string::npos)
+        << details.source.code;
+    (is_balanced ? balanced : by_rows) += 1;
+  }
+  EXPECT_GE(balanced, 1);
+  EXPECT_GE(by_rows, 1);
+}
+
 // A wrong kernel is caught: the reference is the naive kernel's, not the workload's own run.
 TEST_P(SparseMeasure, AWrongKernelIsAWrongResult) {
   runtime::testing::ScratchDir dir;
