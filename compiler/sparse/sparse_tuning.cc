@@ -1,18 +1,24 @@
 // The sparse tuning driver: workload, reference, untuned figure, search, final measurement.
 #include "compiler/sparse/sparse_tuning.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "compiler/sparse/formats/format_kernels.h"
+#include "compiler/sparse/formats/format_search.h"
 #include "compiler/sparse/sparse_reference_store.h"
 #include "cost_model/xgb_cost_model.h"
 #include "database/sqlite_database.h"
 #include "ir/structural.h"
 #include "ir/text/printer.h"
+#include "runtime/gpu/gpu_measurer.h"
 #include "runtime/host_cpu.h"
 #include "runtime/measurer.h"
 #include "search/measure/local_measurer.h"
@@ -28,6 +34,14 @@
 namespace kiln::compiler::sparse {
 
 namespace {
+
+// The key records are stored under: this CPU's, or the GPU device's ("vulkan-llvmpipe",
+// "cuda-h100"), so that two GPUs of one kind keep their records apart.
+std::string DeviceKeyOf(const runtime::Measurer& measurer, bool gpu) {
+  if (!gpu) return worker::DetectCpuDeviceKey();
+  const auto* device = dynamic_cast<const runtime::gpu::GpuMeasurer*>(&measurer);
+  return device != nullptr ? device->device().key : measurer.DeviceKind();
+}
 
 runtime::MeasureOptions MeasureOptionsOf(const SparseTuneOptions& o) {
   runtime::MeasureOptions m;
@@ -87,25 +101,27 @@ class DeviceMeasurer : public search::AsyncMeasurer {
 
 namespace {
 
-// The formats `auto` tunes, each with a share of the trials: CSR, blocks for clustered
-// nonzeros, and SparseTIR's hyb with its usual parameters (SDDMM: the formats it has kernels in).
-std::vector<std::string> AutoFormats(SparseOp op) {
-  if (op == SparseOp::kSddmm) return {"csr", "bsr:4:4"};
-  return {"csr", "bsr:4:4", "hyb:1:5"};
-}
-
 // One format tuned: each of its kernels a task of one Tuner, the format's latency the sum of
 // its kernels' (they run one after the other), every kernel's best measured again.
 SparseTuneResult TuneFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, int64_t feat,
                             const SparseFormat& format, const SparseTuneOptions& options,
                             int64_t trials) {
-  SparseTuneResult result;
-  result.format = FormatSpelling(format);
   const ir::sparse::CsrMatrix padded = op == SparseOp::kSpmm ? PadEmptyRows(matrix) : matrix;
-  result.problem = ProblemOf(op, padded, feat);
+  const SparseProblem problem = ProblemOf(op, padded, feat);
   std::vector<SparseKernel> kernels =
       FormatKernels(matrix, op, feat, format, options.seed, options.cache_dir);
-  KILN_CHECK(!kernels.empty(), ErrorKind::kInternal, "format " + result.format + ": no kernel");
+  SparseTuneResult result = TuneSparseKernels(kernels, options, trials);
+  result.format = FormatSpelling(format);
+  result.problem = problem;
+  return result;
+}
+
+}  // namespace
+
+SparseTuneResult TuneSparseKernels(const std::vector<SparseKernel>& kernels,
+                                   const SparseTuneOptions& options, int64_t trials) {
+  SparseTuneResult result;
+  KILN_CHECK(!kernels.empty(), ErrorKind::kInternal, "TuneSparseKernels: no kernel");
   result.kernels = static_cast<int64_t>(kernels.size());
   for (const SparseKernel& k : kernels) result.conversion_seconds += k.conversion_seconds;
 
@@ -150,7 +166,7 @@ SparseTuneResult TuneFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, in
   }
   // The database: the workloads, their best earlier records as seeds, every measurement after.
   std::unique_ptr<database::SqliteDatabase> db;
-  const std::string device = gpu ? measurer->DeviceKind() : worker::DetectCpuDeviceKey();
+  const std::string device = DeviceKeyOf(*measurer, gpu);
   std::vector<search::TuneTask> tasks;
   std::map<std::string, std::string> hash_of_task;
   if (!options.database_path.empty()) {
@@ -191,6 +207,9 @@ SparseTuneResult TuneFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, in
       });
   search::TunerOptions tuner_options;
   tuner_options.max_trials_global = std::max<int64_t>(trials, result.kernels);
+  // Several kernels (hyb's parts, attention's stages): rounds sized to each one's share, so
+  // that the first task's round of 64 does not take the whole budget.
+  if (kernels.size() > 1) tuner_options.trials_per_round = 0;
   tuner_options.seed = options.seed;
   tuner_options.target = options.target;
   tuner_options.num_cores = cores;
@@ -242,6 +261,9 @@ SparseTuneResult TuneFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, in
     const bool keep_untuned =
         best.ok() && untuned_each[i] > 0 && untuned_each[i] < best.median_seconds;
     result.best_seconds += keep_untuned ? untuned_each[i] : best.median_seconds;
+    result.best_each.push_back(!(best.ok() && best.correctness_checked) ? 0
+                               : keep_untuned                           ? untuned_each[i]
+                                                                        : best.median_seconds);
     if (keep_untuned) {
       traces.back() = nullptr;
       if (i == 0)
@@ -251,52 +273,127 @@ SparseTuneResult TuneFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, in
   }
   // One kernel: its trace; several (hyb's parts): one trace per kernel, in their order.
   result.best_trace = (traces.size() == 1 ? traces[0] : traces).dump();
+  result.untuned_each = untuned_each;
   if (!result.correct) result.best_seconds = 0;
   return result;
+}
+
+namespace {
+
+// A scratch tuning database for a format search without one: both rounds record into it, so
+// that a finalist's second round starts from its first round's best. Removed when done.
+class ScratchDatabase {
+ public:
+  explicit ScratchDatabase(uint64_t seed) {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("kiln-format-search-" + std::to_string(::getpid()) + "-" + std::to_string(seed) +
+              ".sqlite"))
+                .string();
+    std::filesystem::remove(path_);
+  }
+  ~ScratchDatabase() {
+    std::error_code ignored;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      std::filesystem::remove(path_ + suffix, ignored);
+    }
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The format decomposition searched (formats/format_search.h): a draw of the matrix's formats,
+// each tuned with a small share of the trials (round 1), then the two fastest correct ones
+// with the rest (round 2, starting from their round-1 records). The fastest correct kernel of
+// either round wins; every format drawn is in formats_tried with its best latency.
+SparseTuneResult SearchFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, int64_t feat,
+                              std::optional<FormatKind> kind, const SparseTuneOptions& options) {
+  const std::vector<SparseFormat> space = FormatSpace(matrix, op, kind);
+  KILN_CHECK(!space.empty(), ErrorKind::kUnsupported,
+             "sparse " + std::string(SparseOpName(op)) + " --format " +
+                 FormatKindName(kind.value_or(FormatKind::kCsr)) +
+                 ": no format of that kind suits this matrix (BSR storing over " +
+                 std::to_string(kMaxBsrFill) + "x its nonzeros, ELL over " +
+                 std::to_string(kMaxEllFill) + "x, hyb over " + std::to_string(kMaxHybParts) +
+                 " parts are left out)");
+  const std::vector<SparseFormat> drawn =
+      DrawFormats(space, static_cast<size_t>(std::max(1, options.formats_drawn)), options.seed);
+  std::optional<ScratchDatabase> scratch;
+  SparseTuneOptions round_options = options;
+  if (round_options.database_path.empty()) {
+    scratch.emplace(options.seed);
+    round_options.database_path = scratch->path();
+  }
+  const int64_t n = static_cast<int64_t>(drawn.size());
+  const int64_t first_share = std::max<int64_t>(4, options.trials / (2 * n));
+
+  std::optional<SparseTuneResult> best;
+  std::map<std::string, double> best_of;  // per format: its fastest correct latency
+  double tuning_seconds = 0;
+  int64_t trials = 0, seeded = 0, stored = 0;
+  auto tune = [&](const SparseFormat& format, int64_t share) -> std::optional<SparseTuneResult> {
+    const std::string spelling = FormatSpelling(format);
+    SparseTuneResult r;
+    try {
+      r = TuneFormat(matrix, op, feat, format, round_options, share);
+    } catch (const Error& e) {
+      // A format that cannot hold this matrix (past 32-bit slots, ...) is not a candidate.
+      best_of.emplace(spelling, 0);
+      KILN_LOG_INFO("sparse format search: {} skipped: {}", spelling, e.what());
+      return std::nullopt;
+    }
+    tuning_seconds += r.tuning_seconds;
+    trials += r.trials;
+    if (!scratch) {  // a scratch database's records are the search's own, not kept
+      seeded += r.seeded;
+      stored += r.records_stored;
+    }
+    double& known = best_of[spelling];
+    if (r.correct && (known == 0 || r.best_seconds < known)) known = r.best_seconds;
+    if (r.correct && (!best || r.best_seconds < best->best_seconds)) best = r;
+    return r;
+  };
+
+  std::vector<std::pair<double, SparseFormat>> first_round;
+  for (const SparseFormat& format : drawn) {
+    std::optional<SparseTuneResult> r = tune(format, first_share);
+    if (r && r->correct) first_round.push_back({r->best_seconds, format});
+  }
+  std::sort(first_round.begin(), first_round.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  if (first_round.size() > 2) first_round.resize(2);
+  const int64_t left = options.trials - trials;
+  if (!first_round.empty() && left >= 4) {
+    const int64_t second_share =
+        std::max<int64_t>(4, left / static_cast<int64_t>(first_round.size()));
+    for (const auto& [seconds, format] : first_round) tune(format, second_share);
+  }
+  KILN_CHECK(best.has_value(), ErrorKind::kRuntime,
+             "sparse " + std::string(SparseOpName(op)) + ": no format gave a correct kernel");
+  best->formats_tried.clear();
+  for (const SparseFormat& format : drawn) {
+    best->formats_tried.push_back({FormatSpelling(format), best_of[FormatSpelling(format)]});
+  }
+  best->formats_in_space = static_cast<int64_t>(space.size());
+  best->tuning_seconds = tuning_seconds;
+  best->trials = trials;
+  best->seeded = seeded;
+  best->records_stored = stored;
+  return *best;
 }
 
 }  // namespace
 
 SparseTuneResult TuneSparse(const ir::sparse::CsrMatrix& matrix, SparseOp op, int64_t feat,
                             const SparseTuneOptions& options) {
-  if (options.format != "auto") {
-    SparseTuneResult result =
-        TuneFormat(matrix, op, feat, ParseSparseFormat(options.format), options, options.trials);
-    result.formats_tried.push_back({result.format, result.best_seconds});
-    return result;
-  }
-  // auto: every candidate format with its share of the trials; the fastest correct one wins.
-  const std::vector<std::string> formats = AutoFormats(op);
-  const int64_t share = std::max<int64_t>(4, options.trials / static_cast<int64_t>(formats.size()));
-  std::optional<SparseTuneResult> best;
-  std::vector<std::pair<std::string, double>> tried;
-  double tuning_seconds = 0;
-  int64_t trials = 0, seeded = 0, stored = 0;
-  for (const std::string& spelling : formats) {
-    SparseTuneResult r;
-    try {
-      r = TuneFormat(matrix, op, feat, ParseSparseFormat(spelling), options, share);
-    } catch (const Error& e) {
-      // A format that cannot hold this matrix (an ELL too narrow, ...) is not a candidate.
-      tried.push_back({spelling, 0});
-      KILN_LOG_INFO("sparse auto format: {} skipped: {}", spelling, e.what());
-      continue;
-    }
-    tried.push_back({spelling, r.best_seconds});
-    tuning_seconds += r.tuning_seconds;
-    trials += r.trials;
-    seeded += r.seeded;
-    stored += r.records_stored;
-    if (r.correct && (!best || r.best_seconds < best->best_seconds)) best = std::move(r);
-  }
-  KILN_CHECK(best.has_value(), ErrorKind::kRuntime,
-             "sparse " + std::string(SparseOpName(op)) + ": no format gave a correct kernel");
-  best->formats_tried = std::move(tried);
-  best->tuning_seconds = tuning_seconds;
-  best->trials = trials;
-  best->seeded = seeded;
-  best->records_stored = stored;
-  return *best;
+  std::optional<FormatKind> kind;
+  if (IsFormatSearch(options.format, &kind)) return SearchFormat(matrix, op, feat, kind, options);
+  SparseTuneResult result =
+      TuneFormat(matrix, op, feat, ParseSparseFormat(options.format), options, options.trials);
+  result.formats_tried.push_back({result.format, result.best_seconds});
+  result.formats_in_space = 1;
+  return result;
 }
 
 }  // namespace kiln::compiler::sparse

@@ -29,9 +29,12 @@ struct SparseTuneOptions {
   // figure is then the default GPU schedule, search/space/thread_binding.h).
   std::string target = "llvm";
   // The format the kernels read (formats/sparse_format.h: "csr", "bsr:R:C", "ell:W",
-  // "hyb:P:B"), or "auto": csr, bsr:4:4 and hyb:1:5 (SDDMM: csr and bsr:4:4) each tuned with
-  // a share of the trials, the fastest correct one reported.
+  // "hyb:P:B"), or a format search (formats/format_search.h): "auto" over every kind, "bsr",
+  // "ell" or "hyb" over that kind's parameters. A search draws `formats_drawn` formats of the
+  // matrix's space, tunes each with trials / (2 * drawn) trials, then the fastest two with the
+  // rest, and reports the fastest correct one.
   std::string format = "csr";
+  int formats_drawn = 6;
   // The tuning database (SQLite) every measurement is stored in, as a record of the workload
   // (whose hash covers the structure and feature size) on the device's key; its best records
   // of the same workload seed the search. Empty: none.
@@ -43,8 +46,9 @@ struct SparseTuneResult {
   std::string format = "csr";     // the format the tuned kernels read, with its parameters
   int64_t kernels = 1;            // kernels of the format (hyb: one per part), run in order
   double conversion_seconds = 0;  // CSR to the format, once, not in the latencies
-  // With format "auto": each format tried and its best latency (0: failed or not possible).
+  // Each format tuned and its best latency (0: failed or not possible); a search's draw.
   std::vector<std::pair<std::string, double>> formats_tried;
+  int64_t formats_in_space = 1;  // the formats a search drew from
   bool correct = false;  // the best kernel, measured again, matched the reference
   // Of the best kernel against the naive reference; correct means allclose with float32's
   // tolerance (rtol 1e-4, atol 1e-5), and the relative error counts elements above atol.
@@ -53,6 +57,8 @@ struct SparseTuneResult {
   double untuned_seconds = 0;  // the stage-III kernel as written (GPU: its default schedule;
                                // 0 where that failed on the device)
   double best_seconds = 0;     // the best candidate (0 when none was correct)
+  // The same two per kernel, in the kernels' order (0: failed or not correct).
+  std::vector<double> untuned_each, best_each;
   int64_t trials = 0;
   int64_t seeded = 0;          // records of the same workload found in the database
   int64_t records_stored = 0;  // measurements committed to the database
@@ -65,5 +71,13 @@ struct SparseTuneResult {
 
 SparseTuneResult TuneSparse(const ir::sparse::CsrMatrix& matrix, SparseOp op, int64_t feat,
                             const SparseTuneOptions& options);
+
+struct SparseKernel;  // formats/format_kernels.h
+// The tuning of TuneSparse over kernels given (run in order, each a task with its own
+// reference, `trials` shared among them): what TuneSparse runs for one format, and what
+// attention_tuning.h runs for attention's kernels. `problem` and `format` are left to the
+// caller.
+SparseTuneResult TuneSparseKernels(const std::vector<SparseKernel>& kernels,
+                                   const SparseTuneOptions& options, int64_t trials);
 
 }  // namespace kiln::compiler::sparse

@@ -18,8 +18,10 @@
 #include "compiler/sparse/sparse_reference_store.h"
 #include "compiler/sparse/sparse_tuning.h"
 #include "compiler/sparse/sparse_workloads.h"
+#include "database/sqlite_database.h"
 #include "ir/sparse/sparse_datasets.h"
 #include "runtime/cuda/nvrtc.h"
+#include "runtime/gpu/gpu_measurer.h"
 #include "runtime/kernel_source.h"
 #include "runtime/measurer.h"
 #include "search/schedule/schedule.h"
@@ -300,8 +302,18 @@ TEST_P(SparseGpuTuning, ShortTuningOnLavapipeFindsACorrectKernel) {
   options.trials = 8;
   options.min_repeat_ms = 2;
   options.cache_dir = dir.path().string();
+  options.database_path = dir.Sub("tuning.db");
   SparseTuneResult r = TuneSparse(a, GetParam(), 32, options);
   EXPECT_TRUE(r.correct) << r.failure;
+  // Records are keyed by the device ("vulkan-llvmpipe"), not only its kind.
+  database::SqliteDatabase db(options.database_path);
+  std::vector<database::TuningRecord> records = db.History({});
+  ASSERT_FALSE(records.empty());
+  for (const database::TuningRecord& record : records) {
+    EXPECT_EQ(record.device,
+              dynamic_cast<runtime::gpu::GpuMeasurer&>(*DeviceOf("vulkan").measurer).device().key);
+    EXPECT_EQ(record.device.rfind("vulkan-", 0), 0u) << record.device;
+  }
   EXPECT_GT(r.untuned_seconds, 0);
   EXPECT_GT(r.best_seconds, 0);
   EXPECT_GT(r.trials, 0);
