@@ -28,6 +28,7 @@
 #include "search/space/candidate.h"
 #include "search/space/design_space.h"
 #include "search/space/thread_binding.h"
+#include "tests/compiler/sparse/test_devices.h"
 #include "tests/runtime/runtime_test_util.h"
 
 namespace kiln::compiler::sparse {
@@ -170,31 +171,8 @@ INSTANTIATE_TEST_SUITE_P(Ops, SparseGpuSpace, ::testing::Values(SparseOp::kSpmm,
 
 // ---- On the devices: lavapipe (vulkan), PoCL (opencl), a CUDA GPU where there is one ----
 
-struct Device {
-  std::unique_ptr<runtime::Measurer> measurer;
-  std::string missing;  // why there is none
-};
-
-// One measurer per device kind for the whole test program (discovering a device costs).
-Device& DeviceOf(const std::string& kind) {
-  static auto* devices = new std::map<std::string, Device>;
-  static auto* scratch = new runtime::testing::ScratchDir;
-  auto it = devices->find(kind);
-  if (it != devices->end()) return it->second;
-  Device& d = (*devices)[kind];
-  runtime::MeasureOptions o;
-  o.target = kind;
-  o.cache_dir = scratch->Sub("cache");
-  o.timing = {.number = 1, .repeat = 2, .min_repeat_ms = 0, .warmup = 1};
-  o.run_time_limit_s = 60;
-  o.build_jobs = 2;
-  try {
-    d.measurer = runtime::CreateMeasurer(kind, o);
-  } catch (const Error& e) {
-    d.missing = e.what();
-  }
-  return d;
-}
+using testing::Device;
+using testing::DeviceOf;
 
 struct DeviceCase {
   std::string kind;
