@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (o.matrices.empty()) o.matrices = DefaultMatrices();
 
+  int wrong = 0;
   try {
     json rows = json::array();
     std::map<std::string, std::map<std::string, std::vector<double>>> ratios;  // op -> lib -> r
@@ -100,7 +101,10 @@ int main(int argc, char** argv) {
                       {"gflops", gflops},
                       {"tuning_s", k.tuning_seconds},
                       {"trials", k.trials}};
-          if (!k.correct) row["failure"] = k.failure;
+          if (!k.correct) {
+            row["failure"] = k.failure;
+            ++wrong;
+          }
           double gb = 0, eigen = 0;
           for (const kiln::bench::LibraryTiming& l : c.libraries) {
             row[l.library + "_s"] = l.seconds;
@@ -141,5 +145,7 @@ int main(int argc, char** argv) {
     std::cerr << "bench_sparse: " << e.what() << "\n";
     return 1;
   }
-  return 0;
+  // A row whose kernel was not correct fails the run (its figures are not figures).
+  if (wrong > 0) std::cerr << "bench_sparse: " << wrong << " rows without a correct kernel\n";
+  return wrong > 0 ? 1 : 0;
 }

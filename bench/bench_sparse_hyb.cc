@@ -30,6 +30,7 @@ const char* const kRecipe[] = {"hyb:1:3", "hyb:1:6", "hyb:16:6", "hyb:8:9", "hyb
 
 struct Options {
   std::vector<std::string> matrices = {"rmat-14", "wormnet"};
+  std::vector<std::string> hand_set = {std::begin(kRecipe), std::end(kRecipe)};
   int64_t feat = 64;
   int64_t trials = 64;
   int threads = 1;
@@ -50,21 +51,23 @@ json BenchMatrix(const std::string& name, const Options& o) {
   json hand = json::object();
   double best_hand = 0;
   std::string best_hand_format;
-  for (const char* format : kRecipe) {
+  for (const std::string& format : o.hand_set) {
     options.format = format;
     double seconds = 0;
     try {
       const SparseTuneResult r = TuneSparse(input.matrix, SparseOp::kSpmm, o.feat, options);
       if (r.correct) seconds = r.best_seconds;
     } catch (const kiln::Error& e) {
-      std::fprintf(stderr, "%s %s: %s\n", name.c_str(), format, e.what());
+      std::fprintf(stderr, "%s %s: %s\n", name.c_str(), format.c_str(), e.what());
     }
     hand[format] = Seconds(seconds);
     if (seconds > 0 && (best_hand == 0 || seconds < best_hand)) {
       best_hand = seconds;
       best_hand_format = format;
     }
-    if (!o.json) std::printf("%-10s hand-set %-9s %9.3f ms\n", name.c_str(), format, seconds * 1e3);
+    if (!o.json) {
+      std::printf("%-10s hand-set %-9s %9.3f ms\n", name.c_str(), format.c_str(), seconds * 1e3);
+    }
   }
   options.format = "hyb";
   const SparseTuneResult searched = TuneSparse(input.matrix, SparseOp::kSpmm, o.feat, options);
@@ -103,6 +106,8 @@ int main(int argc, char** argv) {
   CLI::App app{"bench_sparse_hyb: searched hyb against SparseTIR's hand-set hyb recipe"};
   app.add_option("--matrix", o.matrices, "data set names or .mtx/.graph files")
       ->capture_default_str();
+  app.add_option("--hand-set", o.hand_set, "the hand-set hyb formats (default: SparseTIR's recipe)")
+      ->capture_default_str();
   app.add_option("--feat", o.feat, "feature size K")->capture_default_str();
   app.add_option("--trials", o.trials, "candidates per tuning (each hand-set one and the search)")
       ->capture_default_str();
@@ -112,9 +117,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--json", o.json, "one JSON object on the last line of stdout");
   CLI11_PARSE(app, argc, argv);
+  int wrong = 0;
   try {
     json rows = json::array();
-    for (const std::string& m : o.matrices) rows.push_back(BenchMatrix(m, o));
+    for (const std::string& m : o.matrices) {
+      rows.push_back(BenchMatrix(m, o));
+      // The searched kernel and at least one hand-set one must be correct.
+      if (!rows.back()["searched_correct"].get<bool>() || rows.back()["best_hand_set"].is_null()) {
+        ++wrong;
+      }
+    }
     if (o.json) {
       std::cout << json{{"feat", o.feat},
                         {"trials", o.trials},
@@ -128,5 +140,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_sparse_hyb: %s\n", e.what());
     return 1;
   }
-  return 0;
+  if (wrong > 0)
+    std::fprintf(stderr, "bench_sparse_hyb: %d matrices without a correct kernel\n", wrong);
+  return wrong > 0 ? 1 : 0;
 }
