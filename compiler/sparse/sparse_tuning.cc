@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -284,10 +285,12 @@ namespace {
 // that a finalist's second round starts from its first round's best. Removed when done.
 class ScratchDatabase {
  public:
-  explicit ScratchDatabase(uint64_t seed) {
+  ScratchDatabase() {
+    // Unique per process and per search, so that concurrent searches never share one.
+    static std::atomic<int64_t> count{0};
     path_ = (std::filesystem::temp_directory_path() /
-             ("kiln-format-search-" + std::to_string(::getpid()) + "-" + std::to_string(seed) +
-              ".sqlite"))
+             ("kiln-format-search-" + std::to_string(::getpid()) + "-" +
+              std::to_string(count.fetch_add(1)) + ".sqlite"))
                 .string();
     std::filesystem::remove(path_);
   }
@@ -322,7 +325,7 @@ SparseTuneResult SearchFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, 
   std::optional<ScratchDatabase> scratch;
   SparseTuneOptions round_options = options;
   if (round_options.database_path.empty()) {
-    scratch.emplace(options.seed);
+    scratch.emplace();
     round_options.database_path = scratch->path();
   }
   const int64_t n = static_cast<int64_t>(drawn.size());
