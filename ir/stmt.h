@@ -90,7 +90,9 @@ struct SeqStmtNode : StmtNode {
 struct IfThenElseNode : StmtNode {
   static constexpr NodeKind kKind = NodeKind::kIfThenElse;
   IfThenElseNode(Expr c, Stmt t, Stmt e)
-      : StmtNode(kKind), condition(std::move(c)), then_case(std::move(t)),
+      : StmtNode(kKind),
+        condition(std::move(c)),
+        then_case(std::move(t)),
         else_case(std::move(e)) {}
   Expr condition;
   Stmt then_case;
@@ -137,8 +139,8 @@ struct EvaluateNode : StmtNode {
 
 Expr BufferLoad(Buffer buffer, std::vector<Expr> indices);
 Stmt BufferStore(Buffer buffer, Expr value, std::vector<Expr> indices);
-Stmt For(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
-         std::string thread_tag = "", Annotations annotations = {});
+Stmt For(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag = "",
+         Annotations annotations = {});
 // One statement for a list: the single element itself, or a SeqStmt (nested ones flattened).
 Stmt SeqStmt(std::vector<Stmt> seq);
 Stmt IfThenElse(Expr condition, Stmt then_case, Stmt else_case = Stmt());

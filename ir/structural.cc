@@ -81,8 +81,8 @@ class CanonicalWriter {
     sink_.Tag(NodeKindName(e.kind()));
     Write(e.dtype());
     switch (e.kind()) {
-#define KILN_WRITE_FIELDS(name)                                          \
-  case NodeKind::k##name:                                                \
+#define KILN_WRITE_FIELDS(name) \
+  case NodeKind::k##name:       \
     return WriteFields(static_cast<const name##Node*>(e.get())->Fields());
       KILN_EXPR_NODES(KILN_WRITE_FIELDS)
 #undef KILN_WRITE_FIELDS
@@ -95,8 +95,8 @@ class CanonicalWriter {
     if (!s.defined()) return sink_.Tag("null");
     sink_.Tag(NodeKindName(s.kind()));
     switch (s.kind()) {
-#define KILN_WRITE_FIELDS(name)                                          \
-  case NodeKind::k##name:                                                \
+#define KILN_WRITE_FIELDS(name) \
+  case NodeKind::k##name:       \
     return WriteFields(static_cast<const name##Node*>(s.get())->Fields());
       KILN_STMT_NODES(KILN_WRITE_FIELDS)
 #undef KILN_WRITE_FIELDS
@@ -121,7 +121,8 @@ class CanonicalWriter {
 
   void Write(const Buffer& b) {
     if (!b.defined()) return sink_.Tag("null");
-    auto [it, inserted] = buffer_index_.emplace(b.get(), static_cast<int64_t>(buffer_index_.size()));
+    auto [it, inserted] =
+        buffer_index_.emplace(b.get(), static_cast<int64_t>(buffer_index_.size()));
     sink_.Tag(inserted ? "BufferDef" : "BufferRef");
     sink_.Int(it->second);
     if (!inserted) return;

@@ -49,7 +49,7 @@ struct SparseTuneResult {
   // Each format tuned and its best latency (0: failed or not possible); a search's draw.
   std::vector<std::pair<std::string, double>> formats_tried;
   int64_t formats_in_space = 1;  // the formats a search drew from
-  bool correct = false;  // the best kernel, measured again, matched the reference
+  bool correct = false;          // the best kernel, measured again, matched the reference
   // Of the best kernel against the naive reference; correct means allclose with float32's
   // tolerance (rtol 1e-4, atol 1e-5), and the relative error counts elements above atol.
   double max_rel_error = 0;

@@ -203,9 +203,8 @@ Var BlockBuilder::Bind(Binding binding, const Expr& value, bool dataflow_var,
   CheckBindable(value, what);
   StructInfo sinfo = binding.is_match_cast() ? binding.pattern : value.struct_info();
   Var var = dataflow_var ? DataflowVar(name, sinfo) : Var(name, sinfo);
-  Binding b =
-      binding.is_match_cast() ? MatchCast(var, value, binding.pattern, binding.note)
-                              : VarBinding(var, value);
+  Binding b = binding.is_match_cast() ? MatchCast(var, value, binding.pattern, binding.note)
+                                      : VarBinding(var, value);
   if (blocks_.empty() || blocks_.back().is_dataflow != in_dataflow_) {
     blocks_.push_back(BindingBlock{{}, in_dataflow_});
   }
@@ -239,8 +238,8 @@ Var BlockBuilder::EmitOutput(const Expr& value, const std::string& name_hint) {
               "EmitOutput");
 }
 
-Var BlockBuilder::EmitMatchCast(const Expr& value, StructInfo pattern,
-                                const std::string& name_hint, const std::string& note) {
+Var BlockBuilder::EmitMatchCast(const Expr& value, StructInfo pattern, const std::string& name_hint,
+                                const std::string& note) {
   KILN_CHECK(pattern.defined(), ErrorKind::kInvalidIR, "BlockBuilder::EmitMatchCast: no pattern");
   CheckBindable(value, "EmitMatchCast");
   Expr normalized = Normalize(value);
