@@ -295,7 +295,13 @@ TEST_P(SparseGpuTuning, ShortTuningOnLavapipeFindsACorrectKernel) {
   EXPECT_GT(r.untuned_seconds, 0);
   EXPECT_GT(r.best_seconds, 0);
   EXPECT_GT(r.trials, 0);
-  EXPECT_NE(r.best_trace.find("Bind"), std::string::npos) << r.best_trace;
+  // The best is a searched schedule (its trace binds threads), or, when none of the few trials
+  // beat it, the default GPU schedule the untuned figure timed (no trace, the same latency).
+  if (r.best_trace == "null") {
+    EXPECT_DOUBLE_EQ(r.best_seconds, r.untuned_seconds);
+  } else {
+    EXPECT_NE(r.best_trace.find("Bind"), std::string::npos) << r.best_trace;
+  }
   EXPECT_NE(r.best_source.find("gl_"), std::string::npos) << "GLSL:\n" << r.best_source;
 }
 
