@@ -368,8 +368,7 @@ SparseTuneResult SearchFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, 
   if (first_round.size() > 2) first_round.resize(2);
   const int64_t left = options.trials - trials;
   if (!first_round.empty() && left >= 4) {
-    const int64_t second_share =
-        std::max<int64_t>(4, left / static_cast<int64_t>(first_round.size()));
+    const int64_t second_share = left / static_cast<int64_t>(first_round.size());
     for (const auto& [seconds, format] : first_round) tune(format, second_share);
   }
   KILN_CHECK(best.has_value(), ErrorKind::kRuntime,
