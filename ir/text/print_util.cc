@@ -1,6 +1,7 @@
 // Helpers of the TVMScript printer: names Python reserves, exact literals, free variables.
 #include "ir/text/print_util.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,16 @@ const std::unordered_set<std::string>& ReservedNames() {
       "not",    "or",    "pass",   "raise",  "return", "True",    "try",      "while",
       "with",   "yield", "range",  "print",  "TypeVar"};
   return names;
+}
+
+std::string IdentifierFrom(const std::string& hint) {
+  std::string name;
+  for (char c : hint) {
+    name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  }
+  if (name.empty()) name = "v";
+  if (std::isdigit(static_cast<unsigned char>(name[0]))) name.insert(0, "v_");
+  return name;
 }
 
 std::string QuoteString(const std::string& s) {

@@ -13,6 +13,9 @@ namespace kiln::ir {
 
 // Names a printed variable or buffer must not take (T, Python keywords, builtins).
 const std::unordered_set<std::string>& ReservedNames();
+// `hint` as a Python identifier: other characters become '_', a leading digit gets "v_", and an
+// empty hint is "v".
+std::string IdentifierFrom(const std::string& hint);
 // A double-quoted Python string literal with escapes.
 std::string QuoteString(const std::string& s);
 // The shortest decimal text that reads back as exactly `v`; inf and nan as quoted strings.

@@ -18,6 +18,7 @@
 #include "ir/arith/expr_compare.h"
 #include "ir/functor.h"
 #include "ir/text/call_rules.h"
+#include "ir/text/print_sparse.h"
 #include "ir/text/print_util.h"
 
 namespace kiln::ir {
@@ -45,7 +46,7 @@ class Printer {
   std::string Function(const PrimFunc& f) {
     auto symbol = f->attrs.find("global_symbol");
     bool is_private = symbol == f->attrs.end();
-    std::string fname = f->name.empty() ? "main" : Sanitize(f->name);
+    std::string fname = f->name.empty() ? "main" : IdentifierFrom(f->name);
     used_.insert(fname);
     std::vector<Var> free_vars = FreeVars(*f.get());
     for (const Var& v : free_vars) free_set_.insert(v.get());
@@ -172,19 +173,9 @@ class Printer {
  private:
   // ---- names --------------------------------------------------------------------------
 
-  static std::string Sanitize(const std::string& hint) {
-    std::string name;
-    for (char c : hint) {
-      name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-    }
-    if (name.empty()) name = "v";
-    if (std::isdigit(static_cast<unsigned char>(name[0]))) name = "v_" + name;
-    return name;
-  }
-
   // A fresh printed name for `key` from `hint`: the hint itself, else hint_1, hint_2, ...
   std::string Define(const void* key, const std::string& hint) {
-    std::string base = Sanitize(hint);
+    std::string base = IdentifierFrom(hint);
     std::string name = base;
     for (int i = 1; used_.count(name) || ReservedNames().count(name); ++i) {
       name = base + "_" + std::to_string(i);
@@ -651,43 +642,6 @@ class Printer {
 
   // ---- SparseTIR ------------------------------------------------------------------------
 
-  // The handle parameters printed bare: those of matched sparse buffers, and those whose
-  // buffer is the indptr or indices of an axis exactly as the parser makes one from a handle
-  // (1-D, the axis's idtype, the extent ParseSparseDecl gives it).
-  static std::unordered_set<const void*> SparseHandleParams(const PrimFuncNode& f) {
-    std::unordered_set<const void*> out;
-    for (const SparseBuffer& sb : f.sp_buffers) {
-      if (sb.param.defined()) out.insert(sb.param.get());
-    }
-    std::unordered_set<const void*> seen;  // only the first axis to name a buffer made it
-    auto implicit = [&](const Buffer& b, DataType idtype, const Expr& extent) {
-      if (!b.defined() || !seen.insert(b.get()).second) return;
-      if (b->dtype != idtype || b.ndim() != 1 || !b->strides.empty() || b->scope != "global" ||
-          b->align != 0 || !IsZeroOf(b->elem_offset, DataType::Int(32)) ||
-          !arith::ExprDeepEqual(b->shape[0], extent)) {
-        return;
-      }
-      for (const auto& [param, buffer] : f.buffer_map) {
-        if (buffer.same_as(b) && b->data.defined() && b->data->name == param->name) {
-          out.insert(param.get());
-        }
-      }
-    };
-    for (const Axis& axis : f.sp_axes) {
-      if (!axis.parent().defined()) continue;
-      Expr rows = NumPositions(axis.parent());
-      if (axis->indptr.defined()) implicit(axis->indptr, axis->idtype, rows + 1);
-      if (axis->kind == AxisKind::kSparseFixed) {
-        implicit(axis->indices, axis->idtype, rows * axis->nnz);
-      } else if (axis->indices.defined()) {
-        implicit(axis->indices, axis->idtype, axis->nnz);
-      }
-    }
-    return out;
-  }
-
-  std::string AxisBufferName(const Buffer& b) { return BufferName(b); }
-
   std::string AxisName(const Axis& axis) {
     auto it = names_.find(axis.get());
     return it != names_.end() ? it->second : Define(axis.get(), axis->name);
@@ -700,27 +654,11 @@ class Printer {
   }
 
   void SparseDecls(const PrimFuncNode& f) {
+    const AxisDeclNames names{[this](const Axis& a) { return AxisName(a); },
+                              [this](const Buffer& b) { return BufferName(b); },
+                              [this](const Expr& e) { return Print(e).text; }};
     for (const Axis& axis : f.sp_axes) {
-      std::string args;
-      if (axis->kind == AxisKind::kDenseFixed) {
-        args = Print(axis->length).text;
-      } else {
-        args = AxisName(axis.parent()) + ", (" + Print(axis->length).text + ", " +
-               Print(axis->nnz).text + "), ";
-        switch (axis->kind) {
-          case AxisKind::kDenseVariable:
-            args += AxisBufferName(axis->indptr);
-            break;
-          case AxisKind::kSparseFixed:
-            args += AxisBufferName(axis->indices);
-            break;
-          default:
-            args += "(" + AxisBufferName(axis->indptr) + ", " + AxisBufferName(axis->indices) + ")";
-        }
-      }
-      if (axis->idtype != DataType::Int(32))
-        args += ", idtype=" + QuoteString(axis->idtype.ToString());
-      if (axis.is_sparse() && !axis->sorted) args += ", sorted=False";
+      std::string args = AxisDeclArgs(axis, names);
       std::string name = Define(axis.get(), axis->name);
       Line(name + " = T." + AxisKindName(axis->kind) + "(" + args + ")");
     }
@@ -741,29 +679,13 @@ class Printer {
   }
 
   void SpIterStmt(const SparseIterationNode* op) {
-    std::string axes;
-    std::string kinds;
-    for (size_t i = 0; i < op->iter_vars.size(); ++i) {
-      const SpIterVar& iv = op->iter_vars[i];
-      bool fused = iv.fuse_group >= 0;
-      bool opens = fused && (i == 0 || op->iter_vars[i - 1].fuse_group != iv.fuse_group);
-      bool closes = fused && (i + 1 == op->iter_vars.size() ||
-                              op->iter_vars[i + 1].fuse_group != iv.fuse_group);
-      if (i > 0) axes += ", ";
-      if (opens) axes += "T.fuse(";
-      axes += iv.attach.defined()
-                  ? "T.attach(" + AxisName(iv.axis) + ", " + AxisName(iv.attach) + ")"
-                  : AxisName(iv.axis);
-      if (closes) axes += ")";
-      kinds += iv.is_reduction ? 'R' : 'S';
-    }
+    std::string axes = SpIterAxes(*op, [this](const Axis& a) { return AxisName(a); });
     EnterScope();
     std::string names;
     for (size_t i = 0; i < op->iter_vars.size(); ++i) {
       names += (i ? ", " : "") + Define(op->iter_vars[i].var.get(), op->iter_vars[i].var->name);
     }
-    Line("with T.sp_iter([" + axes + "], " + QuoteString(kinds) + ", " + QuoteString(op->name) +
-         ") as [" + names + "]:");
+    Line("with T.sp_iter(" + axes + ", " + QuoteString(op->name) + ") as [" + names + "]:");
     ++indent_;
     if (op->init.defined()) {
       Line("with T.init():");
