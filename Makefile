@@ -5,6 +5,9 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 FUZZ_DIR ?= build-fuzz
+# The clang build's optimisation (the sanitizer tests and the fuzzers): -O1 runs more fuzz inputs
+# a second; CI takes -O0, which compiles its some 390 objects about a third faster.
+FUZZ_OPT ?= -O1
 
 .PHONY: deps configure build test demo fuzz fuzz-configure sanitize sanitize-configure sanitize-ci format clean cross-aarch64
 
@@ -57,7 +60,7 @@ SANITIZE_CI_TESTS = ir/text/ir_text_test ir/tvm_json/tvm_json_test \
   database/tvm_json_database_test coordinator/coordinator_test
 fuzz-configure: deps
 	cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Fuzz \
-	  -DCMAKE_C_FLAGS_FUZZ="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only" \
+	  -DCMAKE_C_FLAGS_FUZZ="$(FUZZ_OPT) -gline-tables-only" -DCMAKE_CXX_FLAGS_FUZZ="$(FUZZ_OPT) -gline-tables-only" \
 	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DKILN_FUZZ=ON -DKILN_SANITIZE=ON -DKILN_BUILD_TESTS=ON
 sanitize-ci: fuzz-configure
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(notdir $(SANITIZE_CI_TESTS))
