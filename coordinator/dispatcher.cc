@@ -224,6 +224,26 @@ bool Dispatcher::OnResults(const std::string& identity, const schemas::ResultsMs
   return true;
 }
 
+namespace {
+
+// What a candidate adds to a batch on the wire, a little over: its text, trace and given
+// tensors (a sparse task's reference travels as inputs and expected outputs).
+size_t WireBytes(const schemas::CandidateMsg& c) {
+  size_t bytes = c.workload_hash.size() + c.scheduled.size() + c.trace.size() + 256;
+  for (const schemas::GivenParamMsg& g : c.given) {
+    bytes += g.name.size() + g.input.size() + g.expected.size() + 64;
+  }
+  return bytes;
+}
+
+// "131 KiB", "83 MiB" (rounded up).
+std::string ByteSize(size_t bytes) {
+  if (bytes < (size_t{1} << 20)) return std::to_string((bytes + 1023) >> 10) + " KiB";
+  return std::to_string((bytes + (size_t{1} << 20) - 1) >> 20) + " MiB";
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> Dispatcher::TakeBatches(double now) {
   std::vector<search::MeasureResponse> given_up;
   std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> batches;
@@ -260,25 +280,36 @@ std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> Dispatcher::TakeBa
     }
     // Candidates dispatched max_attempts times without an answer are given up, so that the
     // search is never left waiting for an id.
+    // A batch's candidates and workloads stay within this, leaving room for the envelope.
+    const size_t batch_budget = options_.max_message_bytes - options_.max_message_bytes / 8;
     std::deque<uint64_t> kept;
     std::set<uint64_t> seen;
+    auto give_up = [&](std::map<uint64_t, Entry>::iterator it, const std::string& why) {
+      search::MeasureResponse r;
+      r.id = it->first;
+      r.worker = "coordinator";
+      r.machinery_error = why;
+      r.result.error_kind = runtime::MeasureErrorKind::kRuntimeError;
+      r.result.message = why;
+      LogEvent(spdlog::level::warn, "candidate " + std::to_string(it->first) + " " + why,
+               {{"candidate", it->first}});
+      given_up.push_back(std::move(r));
+      entries_.erase(it);
+    };
     for (uint64_t id : queue_) {
       auto it = entries_.find(id);
       if (it == entries_.end() || !it->second.worker.empty()) continue;  // stale queue entry
+      if (const size_t bytes = WireBytes(it->second.candidate); bytes > batch_budget) {
+        give_up(it, "not sent: its inputs and expected outputs take " + ByteSize(bytes) +
+                        ", past the " + ByteSize(options_.max_message_bytes) +
+                        " a message to a worker carries");
+        continue;
+      }
       if (it->second.attempts >= options_.max_attempts) {
-        search::MeasureResponse r;
-        r.id = id;
-        r.worker = "coordinator";
-        r.machinery_error =
-            "given up after " + std::to_string(it->second.attempts) + " dispatches" +
-            (it->second.last_machinery_error.empty() ? std::string()
-                                                     : ": " + it->second.last_machinery_error);
-        r.result.error_kind = runtime::MeasureErrorKind::kRuntimeError;
-        r.result.message = r.machinery_error;
-        LogEvent(spdlog::level::warn, "candidate " + std::to_string(id) + " " + r.machinery_error,
-                 {{"candidate", id}});
-        given_up.push_back(std::move(r));
-        entries_.erase(it);
+        give_up(it, "given up after " + std::to_string(it->second.attempts) + " dispatches" +
+                        (it->second.last_machinery_error.empty()
+                             ? std::string()
+                             : ": " + it->second.last_machinery_error));
         continue;
       }
       if (seen.insert(id).second) kept.push_back(id);
@@ -305,10 +336,17 @@ std::vector<std::pair<std::string, schemas::MeasureBatchMsg>> Dispatcher::TakeBa
       schemas::MeasureBatchMsg batch;
       batch.batch_id = next_batch_++;
       batch.settings = options_.settings;
+      size_t batch_bytes = 0;
       for (size_t k = 0; k < n; ++k) {
         uint64_t id = queue_.front();
-        queue_.pop_front();
         Entry& e = entries_.at(id);
+        const size_t bytes = WireBytes(e.candidate) +
+                             (worker.workloads_sent.count(e.candidate.workload_hash)
+                                  ? 0
+                                  : workload_text_.at(e.candidate.workload_hash).tvmscript.size());
+        if (k > 0 && batch_bytes + bytes > batch_budget) break;  // the next batch takes it
+        batch_bytes += bytes;
+        queue_.pop_front();
         e.worker = identity;
         e.batch = batch.batch_id;
         e.sent = now;

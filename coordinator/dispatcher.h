@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "schemas/convert.h"
 #include "schemas/messages.h"
 #include "search/measure/async_measurer.h"
 
@@ -32,6 +33,10 @@ struct DispatcherOptions {
   // or to every worker being cut off at once, do not count.
   int max_attempts = 3;
   uint32_t heartbeat_interval_ms = 1000;  // told to workers at registration
+  // The largest message a worker decodes (schemas/convert.h): a batch is cut to fit, and a
+  // candidate that alone would not fit (a sparse task's reference of inputs and expected
+  // outputs past it) is given up at once, with that reason, instead of sent and dropped.
+  size_t max_message_bytes = schemas::DecodeLimits{}.max_bytes;
 };
 
 // Called once per results message, with the requests answered and their responses (same

@@ -1,11 +1,15 @@
 // Dispatcher: batches go to idle workers of the target, each workload travels once per
 // worker, a lost worker's candidates are reassigned and its late answers dropped, machinery
-// failures are retried elsewhere then given up, and every submitted id is answered once.
+// failures are retried elsewhere then given up, batches fit the message a worker decodes, and
+// every submitted id is answered once.
 #include "coordinator/dispatcher.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "ir/structural.h"
@@ -167,6 +171,62 @@ TEST(Dispatcher, MachineryErrorsAreRetriedThenGivenUp) {
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].machinery_error, "no compiler");
   EXPECT_EQ(d.Pending(), 0u);
+}
+
+// A reference of one float32 tensor of `elements` (its input written to `path`, its expected
+// value zeros): what a sparse task's candidates carry to the worker.
+std::shared_ptr<const runtime::Reference> ReferenceOf(int64_t elements, const std::string& path) {
+  std::ofstream(path, std::ios::binary) << std::string(static_cast<size_t>(elements) * 4, '\0');
+  auto reference = std::make_shared<runtime::Reference>();
+  runtime::ReferenceParam param;
+  param.name = "x";
+  param.input.kind = runtime::ArgSpec::Kind::kTensorFile;
+  param.input.shape = {elements};
+  param.input.path = path;
+  param.written = true;
+  param.expected = ir::HostTensor(ir::DataType::Float(32), {elements});
+  reference->params.push_back(param);
+  return reference;
+}
+
+// Batches stay within the message a worker decodes: candidates whose references would not fit
+// together go in the next batch, and one that alone would not fit is answered at once with why,
+// never sent to be dropped (and resent) by the worker.
+TEST(Dispatcher, BatchesFitTheMessageLimitAndAnOversizedCandidateIsGivenUpAtOnce) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("kiln-dispatcher-" + std::to_string(::getpid())))
+          .string();
+  DispatcherOptions o = Options();
+  o.max_message_bytes = 100 << 10;  // batches of at most 87.5 KiB
+  Dispatcher d(o);
+  d.OnRegister("a", Worker("wa"), 0);
+  std::vector<search::MeasureRequest> small = Requests(4);
+  for (auto& r : small) r.reference = ReferenceOf(4096, path + "-small");  // 32 KiB each
+  d.Submit(small);
+  auto first = d.TakeBatches(0);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].second.candidates.size(), 2u);  // a third would pass 87.5 KiB
+  EXPECT_LT(schemas::Encode(first[0].second).size(), o.max_message_bytes);
+  d.OnResults("a", Answer("wa", first[0].second), 1);
+  auto second = d.TakeBatches(1);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].second.candidates.size(), 2u);
+  d.OnResults("a", Answer("wa", second[0].second), 2);
+  EXPECT_EQ(d.Collect(0).size(), 4u);
+
+  std::vector<search::MeasureRequest> big = Requests(1, 10);
+  big[0].reference = ReferenceOf(16384, path + "-big");  // 128 KiB
+  d.Submit(big);
+  EXPECT_TRUE(d.TakeBatches(3).empty());
+  auto got = d.Collect(0);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_THAT(got[0].machinery_error,
+              ::testing::HasSubstr("not sent: its inputs and expected outputs take"));
+  EXPECT_THAT(got[0].machinery_error,
+              ::testing::HasSubstr("past the 100 KiB a message to a worker carries"));
+  EXPECT_EQ(d.Pending(), 0u);
+  std::filesystem::remove(path + "-small");
+  std::filesystem::remove(path + "-big");
 }
 
 TEST(Dispatcher, UnknownWorkersAreToldToRegister) {
