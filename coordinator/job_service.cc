@@ -52,6 +52,7 @@ std::string AllTasksFailed(const search::TuneReport& report,
 // Each sparse task of `job` (a GNN aggregation imported as CSR SpMM) measured against the real
 // structure its model passes as constants: the model is specialised again as at submit, and a
 // task whose workload it no longer yields (a TensorIR file's kernel) keeps the seeded inputs.
+// A task whose structure is an input of the model is not searched (TuneTask::untunable).
 void AttachSparseReferences(const database::Job& job, std::vector<search::TuneTask>& tasks) {
   bool any = false;
   for (const search::TuneTask& t : tasks) any |= compiler::sparse::IsSparseKernel(t.workload);
@@ -72,7 +73,14 @@ void AttachSparseReferences(const database::Job& job, std::vector<search::TuneTa
       t.reference = compiler::sparse::ModelTaskReference(m.func, m.constant_index_args);
       break;
     }
-    if (!t.reference) KILN_LOG_WARN("job {}: sparse task {} has no reference", job.id, t.name);
+    if (!t.reference) {
+      // Its structure is an input of the model: random indices would read out of range, so
+      // nothing measured on them would say anything. The compiled model runs it as written.
+      t.untunable =
+          "a sparse kernel whose structure (indptr, indices) is an input of the model, not a "
+          "constant: it cannot be measured on random inputs and runs untuned (make the "
+          "structure a constant of the model to tune it)";
+    }
   }
 }
 

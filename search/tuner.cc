@@ -190,14 +190,19 @@ void Tuner::State::Setup() {
     context.vector_bytes = options.vector_bytes;
     context.seed = options.seed * 1000003 + i;
     contexts.push_back(context);
-    try {
-      strategies.push_back(CreateSearchStrategy(options.strategy, context, space(context), model,
-                                                options, task.seeds));
-    } catch (const Error& e) {
-      // Invalid options concern every task: they are the user's error, not the task's.
-      if (e.kind() == ErrorKind::kParse) throw;
+    if (!task.untunable.empty()) {
       strategies.push_back(nullptr);
-      Stop(i, std::string("no design space: ") + e.what());
+      Stop(i, task.untunable);
+    } else {
+      try {
+        strategies.push_back(CreateSearchStrategy(options.strategy, context, space(context), model,
+                                                  options, task.seeds));
+      } catch (const Error& e) {
+        // Invalid options concern every task: they are the user's error, not the task's.
+        if (e.kind() == ErrorKind::kParse) throw;
+        strategies.push_back(nullptr);
+        Stop(i, std::string("no design space: ") + e.what());
+      }
     }
     if (strategies.back() && !task.hints.empty()) strategies.back()->AddHints(task.hints);
     untuned_hash.push_back(0);
@@ -292,6 +297,7 @@ void Tuner::State::SubmitUntuned() {
   std::vector<MeasureRequest> requests;
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (untuned_hash[i] != 0) continue;  // measured in the first round (Setup)
+    if (!tasks[i].untunable.empty()) continue;
     MeasureRequest r;
     r.id = next_id++;
     r.task_name = tasks[i].name;

@@ -44,6 +44,10 @@ struct TuneTask {
   // seeded random inputs and the interpreter's outputs: a sparse task's real structure
   // (compiler/sparse/sparse_reference_store.h). Null: the seeded reference.
   std::shared_ptr<const runtime::Reference> reference = nullptr;
+  // Why this task cannot be searched here (its report's failure, no candidate and no untuned
+  // measurement): a sparse kernel whose structure is a run-time input, which random inputs
+  // would index out of range. Empty: it can.
+  std::string untunable = {};
 };
 
 struct TunerOptions {

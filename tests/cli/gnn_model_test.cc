@@ -18,6 +18,7 @@
 #include "ir/model/model_file.h"
 #include "ir/model/model_tasks.h"
 #include "ir/relax/text/printer.h"
+#include "ir/sparse/csr_kernel_text.h"
 #include "ir/sparse/csr_matrix.h"
 #include "ir/structural.h"
 #include "runtime/file_util.h"
@@ -172,6 +173,44 @@ TEST_F(GcnCommandTest, ARelaxModuleWhoseCallTirTakesTheStructureCompilesAndRuns)
   }
   EXPECT_EQ(sparse, 1);
   ExpectInferMatchesOnnxRuntime("gcn_layer", Compile("gcn_layer", "", relax));
+}
+
+// A Relax module whose call_tir takes the structure from the model's inputs: random inputs
+// would index out of range, so `tune run` does not search the task: the job fails (its only
+// task has no candidate), saying why, with nothing measured.
+TEST_F(GcnCommandTest, ASparseTaskWhoseStructureIsAnInputIsNotTunedAndSaysWhy) {
+  std::string kernel = ir::sparse::CsrKernelText(
+      {.op = ir::sparse::CsrKernelOp::kSpmm, .rows = 4, .cols = 4, .nnz = 6, .feat = 8});
+  std::string indented;
+  for (size_t start = 0; start < kernel.size();) {
+    const size_t end = kernel.find('\n', start);
+    indented += "    " + kernel.substr(start, end - start) + "\n";
+    start = end == std::string::npos ? kernel.size() : end + 1;
+  }
+  const std::string relax =
+      Write("runtime_structure.relax",
+            "# from tvm.script import ir as I\n# from tvm.script import relax as R\n"
+            "# from tvm.script import tir as T\n\n@I.ir_module\nclass Module:\n" +
+                indented +
+                "\n    @R.function\n"
+                "    def main(indptr: R.Tensor((5,), dtype=\"int32\"), indices: R.Tensor((6,), "
+                "dtype=\"int32\"), data: R.Tensor((6,), dtype=\"float32\"), b: R.Tensor((4, 8), "
+                "dtype=\"float32\")) -> R.Tensor((4, 8), dtype=\"float32\"):\n"
+                "        cls = Module\n"
+                "        with R.dataflow():\n"
+                "            c = R.call_tir(cls.csr_spmm, (indptr, indices, data, b), "
+                "out_sinfo=R.Tensor((4, 8), dtype=\"float32\"))\n"
+                "            R.output(c)\n"
+                "        return c\n");
+  runtime::ProcessResult run = RunTune("run",
+                                       {relax, "--trials", "4", "--threads", "1", "--min-repeat-ms",
+                                        "1", "--db", (dir_ / "tuning.db").string(), "--json"},
+                                       {}, 300);
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("whose structure (indptr, indices) is an input of the model"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("0 trials"), std::string::npos) << run.output;
 }
 
 TEST_F(GcnCommandTest, TuningMeasuresTheSparseTaskOnItsReference) {

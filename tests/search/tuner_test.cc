@@ -193,6 +193,30 @@ TEST_F(TunerTest, RandomSearchAndNoModelShareBudgetsOverTasks) {
   }
 }
 
+// A task that cannot be measured here (TuneTask::untunable) gets no candidate and no untuned
+// measurement; its report says why, and the other task takes the budget.
+TEST_F(TunerTest, AnUntunableTaskIsNotMeasuredAndSaysWhy) {
+  LocalMeasurer local(MeasureOptions());
+  RecordingMeasurer recording(local);
+  std::vector<TuneTask> tasks = {
+      {.name = "matmul", .workload = testing::MakeMatmul(32, 32, 32)},
+      {.name = "structure_is_an_input",
+       .workload = testing::MakeTwoStage(32, 32),
+       .untunable = "its structure is an input of the model"},
+  };
+  TunerOptions options = SmallOptions(6);
+  options.trials_per_round = 3;
+  Tuner tuner(tasks, options, recording, CpuSpace(), nullptr);
+  TuneReport report = tuner.Run();
+  EXPECT_EQ(report.tasks[1].failure, "its structure is an input of the model");
+  EXPECT_EQ(report.tasks[1].trials, 0);
+  EXPECT_TRUE(report.tasks[1].done);
+  EXPECT_LE(report.tasks[1].best_seconds, 0);
+  EXPECT_EQ(recording.submitted_per_task.count("structure_is_an_input"), 0u);
+  EXPECT_GT(report.tasks[0].trials, 0);
+  EXPECT_GT(report.tasks[0].best_seconds, 0);
+}
+
 TEST_F(TunerTest, EachRoundIsSearchedWithAllButTheTailOfTheOneBefore) {
   // One task, rounds of 8: the next round is submitted once at most a quarter of the one
   // before (2) is left to measure, or, with no tail, once all of it is in.
