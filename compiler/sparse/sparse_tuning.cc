@@ -102,18 +102,16 @@ class DeviceMeasurer : public search::AsyncMeasurer {
 
 namespace {
 
-// One format tuned: each of its kernels a task of one Tuner, the format's latency the sum of
-// its kernels' (they run one after the other), every kernel's best measured again.
+// One format's kernels tuned with `trials`: each of its kernels a task of one Tuner, the
+// format's latency the sum of its kernels' (they run one after the other), every kernel's best
+// measured again.
 SparseTuneResult TuneFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, int64_t feat,
-                            const SparseFormat& format, const SparseTuneOptions& options,
-                            int64_t trials) {
+                            const SparseFormat& format, const std::vector<SparseKernel>& kernels,
+                            const SparseTuneOptions& options, int64_t trials) {
   const ir::sparse::CsrMatrix padded = op == SparseOp::kSpmm ? PadEmptyRows(matrix) : matrix;
-  const SparseProblem problem = ProblemOf(op, padded, feat);
-  std::vector<SparseKernel> kernels =
-      FormatKernels(matrix, op, feat, format, options.seed, options.cache_dir);
   SparseTuneResult result = TuneSparseKernels(kernels, options, trials);
   result.format = FormatSpelling(format);
-  result.problem = problem;
+  result.problem = ProblemOf(op, padded, feat);
   return result;
 }
 
@@ -178,6 +176,10 @@ SparseTuneResult TuneSparseKernels(const std::vector<SparseKernel>& kernels,
     task.name = k.name;
     task.workload = k.workload;
     task.flop = k.flops;
+    // A hyb's parts are one ELL kernel over different rows and widths: one family, so the
+    // part of median work leads and the others start from its best traces with a share of
+    // its trials (search/task_scheduler/family_plan.h) instead of each searching from scratch.
+    if (k.format.rfind("hyb:", 0) == 0 && kernels.size() > 1) task.family = k.format;
     task.reference = k.reference;
     const std::string hash = ir::StructuralHashHex(k.workload);
     hash_of_task[k.name] = hash;
@@ -306,10 +308,58 @@ class ScratchDatabase {
   std::string path_;
 };
 
+// A format drawn by the search, with its kernels (built once for both rounds).
+struct DrawnFormat {
+  SparseFormat format;
+  std::vector<SparseKernel> kernels;  // empty: the format cannot hold this matrix
+};
+
+// The trials each format of a round gets: `budget` split evenly, at least `floor` each and
+// never fewer than a format's kernels (every kernel needs one). Formats are left out of the
+// round (share 0), the ones with the most kernels first and csr last, until the round fits the
+// budget. When none fits and `one_must_run`, the one with the fewest kernels still runs, with a
+// trial a kernel.
+std::vector<int64_t> RoundShares(const std::vector<const DrawnFormat*>& formats, int64_t budget,
+                                 int64_t floor, bool one_must_run) {
+  auto kernels = [&](size_t i) { return static_cast<int64_t>(formats[i]->kernels.size()); };
+  // Left out first: the most kernels, then the later in the draw; csr never before the others.
+  auto leaves_before = [&](size_t a, size_t b) {
+    const bool a_csr = formats[a]->format.kind == FormatKind::kCsr;
+    const bool b_csr = formats[b]->format.kind == FormatKind::kCsr;
+    if (a_csr != b_csr) return b_csr;
+    if (kernels(a) != kernels(b)) return kernels(a) > kernels(b);
+    return a > b;
+  };
+  std::vector<size_t> in;
+  for (size_t i = 0; i < formats.size(); ++i) in.push_back(i);
+  std::vector<int64_t> shares(formats.size(), 0);
+  while (!in.empty()) {
+    const int64_t share = std::max<int64_t>(floor, budget / static_cast<int64_t>(in.size()));
+    int64_t total = 0;
+    for (size_t i : in) total += std::max(share, kernels(i));
+    if (total <= budget) {
+      for (size_t i : in) shares[i] = std::max(share, kernels(i));
+      return shares;
+    }
+    in.erase(std::min_element(in.begin(), in.end(), leaves_before));
+  }
+  if (one_must_run && !formats.empty()) {
+    size_t fewest = 0;
+    for (size_t i = 1; i < formats.size(); ++i) {
+      if (kernels(i) < kernels(fewest)) fewest = i;
+    }
+    shares[fewest] = kernels(fewest);
+  }
+  return shares;
+}
+
 // The format decomposition searched (formats/format_search.h): a draw of the matrix's formats,
 // each tuned with a small share of the trials (round 1), then the two fastest correct ones
 // with the rest (round 2, starting from their round-1 records). The fastest correct kernel of
-// either round wins; every format drawn is in formats_tried with its best latency.
+// either round wins; every format drawn is in formats_tried with its best latency (0: it could
+// not hold the matrix, failed, or did not fit the trials: a hyb of many parts needs a trial per
+// part). The trials used stay within options.trials unless no format drawn has that few
+// kernels.
 SparseTuneResult SearchFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, int64_t feat,
                               std::optional<FormatKind> kind, const SparseTuneOptions& options) {
   const std::vector<SparseFormat> space = FormatSpace(matrix, op, kind);
@@ -320,30 +370,36 @@ SparseTuneResult SearchFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, 
                  std::to_string(kMaxBsrFill) + "x its nonzeros, ELL over " +
                  std::to_string(kMaxEllFill) + "x, hyb over " + std::to_string(kMaxHybParts) +
                  " parts are left out)");
-  const std::vector<SparseFormat> drawn =
-      DrawFormats(space, static_cast<size_t>(std::max(1, options.formats_drawn)), options.seed);
+  std::vector<DrawnFormat> drawn;
+  for (const SparseFormat& format :
+       DrawFormats(space, static_cast<size_t>(std::max(1, options.formats_drawn)), options.seed)) {
+    DrawnFormat d{format, {}};
+    try {
+      d.kernels = FormatKernels(matrix, op, feat, format, options.seed, options.cache_dir);
+    } catch (const Error& e) {
+      // A format that cannot hold this matrix (past 32-bit slots, ...) is not a candidate.
+      KILN_LOG_INFO("sparse format search: {} skipped: {}", FormatSpelling(format), e.what());
+    }
+    drawn.push_back(std::move(d));
+  }
   std::optional<ScratchDatabase> scratch;
   SparseTuneOptions round_options = options;
   if (round_options.database_path.empty()) {
     scratch.emplace();
     round_options.database_path = scratch->path();
   }
-  const int64_t n = static_cast<int64_t>(drawn.size());
-  const int64_t first_share = std::max<int64_t>(4, options.trials / (2 * n));
 
   std::optional<SparseTuneResult> best;
   std::map<std::string, double> best_of;  // per format: its fastest correct latency
   double tuning_seconds = 0;
   int64_t trials = 0, seeded = 0, stored = 0;
-  auto tune = [&](const SparseFormat& format, int64_t share) -> std::optional<SparseTuneResult> {
-    const std::string spelling = FormatSpelling(format);
+  auto tune = [&](const DrawnFormat& d, int64_t share) -> std::optional<SparseTuneResult> {
     SparseTuneResult r;
     try {
-      r = TuneFormat(matrix, op, feat, format, round_options, share);
+      r = TuneFormat(matrix, op, feat, d.format, d.kernels, round_options, share);
     } catch (const Error& e) {
-      // A format that cannot hold this matrix (past 32-bit slots, ...) is not a candidate.
-      best_of.emplace(spelling, 0);
-      KILN_LOG_INFO("sparse format search: {} skipped: {}", spelling, e.what());
+      // A format whose kernels fail as written on this device is not a candidate either.
+      KILN_LOG_INFO("sparse format search: {} failed: {}", FormatSpelling(d.format), e.what());
       return std::nullopt;
     }
     tuning_seconds += r.tuning_seconds;
@@ -352,30 +408,55 @@ SparseTuneResult SearchFormat(const ir::sparse::CsrMatrix& matrix, SparseOp op, 
       seeded += r.seeded;
       stored += r.records_stored;
     }
-    double& known = best_of[spelling];
+    double& known = best_of[FormatSpelling(d.format)];
     if (r.correct && (known == 0 || r.best_seconds < known)) known = r.best_seconds;
     if (r.correct && (!best || r.best_seconds < best->best_seconds)) best = r;
     return r;
   };
+  auto run_round = [&](const std::vector<const DrawnFormat*>& round, int64_t budget, int64_t floor,
+                       bool one_must_run) {
+    std::vector<std::pair<double, const DrawnFormat*>> correct;
+    const std::vector<int64_t> shares = RoundShares(round, budget, floor, one_must_run);
+    for (size_t i = 0; i < round.size(); ++i) {
+      if (shares[i] == 0) {
+        KILN_LOG_INFO(
+            "sparse format search: {} left out: its {} kernels need more trials than "
+            "the round's {}",
+            FormatSpelling(round[i]->format), round[i]->kernels.size(), budget);
+        continue;
+      }
+      std::optional<SparseTuneResult> r = tune(*round[i], shares[i]);
+      if (r && r->correct) correct.push_back({r->best_seconds, round[i]});
+    }
+    std::sort(correct.begin(), correct.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    return correct;
+  };
 
-  std::vector<std::pair<double, SparseFormat>> first_round;
-  for (const SparseFormat& format : drawn) {
-    std::optional<SparseTuneResult> r = tune(format, first_share);
-    if (r && r->correct) first_round.push_back({r->best_seconds, format});
+  std::vector<const DrawnFormat*> first;
+  for (const DrawnFormat& d : drawn) {
+    if (!d.kernels.empty()) first.push_back(&d);
   }
-  std::sort(first_round.begin(), first_round.end(),
-            [](const auto& x, const auto& y) { return x.first < y.first; });
-  if (first_round.size() > 2) first_round.resize(2);
+  const int64_t n = static_cast<int64_t>(first.size());
+  // Round 1: half the trials over every format drawn, at least 4 each while the trials last
+  // (a small budget explores formats rather than schedules: the format decides more).
+  std::vector<std::pair<double, const DrawnFormat*>> ranked = run_round(
+      first, std::max<int64_t>(options.trials / 2, std::min<int64_t>(options.trials, 4 * n)), 4,
+      /*one_must_run=*/true);
+  if (ranked.size() > 2) ranked.resize(2);
+  // Round 2: what is left, over the fastest two.
   const int64_t left = options.trials - trials;
-  if (!first_round.empty() && left >= 4) {
-    const int64_t second_share = left / static_cast<int64_t>(first_round.size());
-    for (const auto& [seconds, format] : first_round) tune(format, second_share);
+  if (!ranked.empty() && left >= 1) {
+    std::vector<const DrawnFormat*> second;
+    for (const auto& [seconds, d] : ranked) second.push_back(d);
+    run_round(second, left, 1, /*one_must_run=*/false);
   }
   KILN_CHECK(best.has_value(), ErrorKind::kRuntime,
              "sparse " + std::string(SparseOpName(op)) + ": no format gave a correct kernel");
   best->formats_tried.clear();
-  for (const SparseFormat& format : drawn) {
-    best->formats_tried.push_back({FormatSpelling(format), best_of[FormatSpelling(format)]});
+  for (const DrawnFormat& d : drawn) {
+    const std::string spelling = FormatSpelling(d.format);
+    best->formats_tried.push_back({spelling, best_of[spelling]});
   }
   best->formats_in_space = static_cast<int64_t>(space.size());
   best->tuning_seconds = tuning_seconds;
@@ -391,8 +472,11 @@ SparseTuneResult TuneSparse(const ir::sparse::CsrMatrix& matrix, SparseOp op, in
                             const SparseTuneOptions& options) {
   std::optional<FormatKind> kind;
   if (IsFormatSearch(options.format, &kind)) return SearchFormat(matrix, op, feat, kind, options);
+  const SparseFormat format = ParseSparseFormat(options.format);
   SparseTuneResult result =
-      TuneFormat(matrix, op, feat, ParseSparseFormat(options.format), options, options.trials);
+      TuneFormat(matrix, op, feat, format,
+                 FormatKernels(matrix, op, feat, format, options.seed, options.cache_dir), options,
+                 options.trials);
   result.formats_tried.push_back({result.format, result.best_seconds});
   result.formats_in_space = 1;
   return result;

@@ -31,8 +31,9 @@ struct SparseTuneOptions {
   // The format the kernels read (formats/sparse_format.h: "csr", "bsr:R:C", "ell:W",
   // "hyb:P:B"), or a format search (formats/format_search.h): "auto" over every kind, "bsr",
   // "ell" or "hyb" over that kind's parameters. A search draws `formats_drawn` formats of the
-  // matrix's space, tunes each with trials / (2 * drawn) trials, then the fastest two with the
-  // rest, and reports the fastest correct one.
+  // matrix's space, tunes each with a share of half the trials, then the fastest two with the
+  // rest, and reports the fastest correct one; a format whose kernels (a hyb's parts) need more
+  // trials than its share is left out, so the trials stay within `trials`.
   std::string format = "csr";
   int formats_drawn = 6;
   // The tuning database (SQLite) every measurement is stored in, as a record of the workload
