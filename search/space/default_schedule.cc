@@ -17,6 +17,7 @@
 #include "ir/structural.h"
 #include "ir/substitute.h"
 #include "search/schedule/state.h"
+#include "search/space/conv_schedules.h"
 #include "search/space/design_space.h"
 #include "search/space/rules/rules.h"
 
@@ -348,6 +349,13 @@ std::vector<Candidate> DefaultCpuSchedules(const ir::PrimFunc& workload,
   std::stable_sort(sketches.begin(), sketches.end(), [](const Schedule& a, const Schedule& b) {
     return Preference(a.trace()) > Preference(b.trace());
   });
+  // A mobile network's NCHW convolutions first: a pointwise one as the matmul it is, a
+  // depthwise one per channel plane (search/space/conv_schedules.h).
+  for (std::optional<Trace> trace :
+       {PointwiseConvTrace(workload, lanes, PointwiseTile::kWholeRows),
+        PointwiseConvTrace(workload, lanes), DepthwiseConvTrace(workload)}) {
+    if (trace) add(*trace, space);
+  }
   enum class Kind { kLayout, kInPlace, kPacked };
   auto kind_of = [](const Trace& t) {
     if (Has(t, "TransformLayout")) return Kind::kLayout;

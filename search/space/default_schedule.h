@@ -23,7 +23,9 @@ struct DefaultScheduleOptions {
   int64_t unroll_max_step = 64;  // pragma_auto_unroll_max_step of the outer loops
 };
 
-// The default's variants, distinct, in this order: a convolution's channel-last layout sketch,
+// The default's variants, distinct, in this order: an NCHW pointwise convolution's two matmul
+// tiles and a depthwise convolution's per-plane schedule (search/space/conv_schedules.h), a
+// convolution's channel-last layout sketch,
 // the register-tiled sketch reading its operands in place, the tiled sketch that packs an
 // operand through a cache (the better one for a transposed operand), the untiled one (inlined
 // stages, the root's parallel / vectorize / unroll marks alone), and the untiled one with each
