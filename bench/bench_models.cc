@@ -75,6 +75,7 @@ struct Options {
   std::string tune = TUNE_PATH;
   std::string python = KILN_VENV_PYTHON;
   std::string library = "auto";
+  std::string winograd = "off";  // tune run / compile --winograd
   int rounds = 3;
   bool keep = false;
   bool json = false;
@@ -221,8 +222,8 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
   const std::string cache = (dir / "cache").string();
 
   auto compile = [&](const std::string& kind, const std::string& path) {
-    std::vector<std::string> argv = {o.tune, "compile",     m.path, "-o",
-                                     path,   "--cache-dir", cache,  "--json"};
+    std::vector<std::string> argv = {o.tune,        "compile", m.path,   "-o",         path,
+                                     "--cache-dir", cache,     "--json", "--winograd", o.winograd};
     if (kind == "tuned") {
       argv.insert(argv.end(), {"--db", db, "--library", o.library});
     } else {
@@ -274,7 +275,7 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
     // Exit code 1: a task found no correct candidate yet (a stage of fewer trials than the
     // model has tasks leaves some unmeasured); its measurements are in the database.
     Run(WithDims({o.tune, "run", m.path, "--trials", std::to_string(stage), "--db", db,
-                  "--cache-dir", cache, "--json"},
+                  "--cache-dir", cache, "--json", "--winograd", o.winograd},
                  m),
         3600, /*one_is_ok=*/true);
     tune_s += Seconds(stage_start);
@@ -323,6 +324,7 @@ json BenchModel(const Options& o, const ModelSpec& m, const fs::path& dir) {
       {"untuned_tasks", tuned_compile.value("untuned", 0)},
       {"library_tasks", tuned_compile.value("library", 0)},
       {"library_policy", o.library},
+      {"winograd", o.winograd},
       {"library_choices", LibraryChoices(tuned_compile)},
       {"tune_s", tune_s},
       {"seconds", Seconds(start)},
@@ -342,9 +344,9 @@ json BenchUntuned(const Options& o, const ModelSpec& m, const fs::path& dir) {
   json default_compile;
   for (const auto& [kind, path] : artifacts) {
     Note(m.name + ": compiling (" + kind + ")");
-    std::vector<std::string> argv = {o.tune,      "compile",     m.path,  "-o",
-                                     path,        "--cache-dir", cache,   "--no-db",
-                                     "--library", "never",       "--json"};
+    std::vector<std::string> argv = {o.tune,        "compile",    m.path,    "-o",        path,
+                                     "--cache-dir", cache,        "--no-db", "--library", "never",
+                                     "--json",      "--winograd", o.winograd};
     if (kind == "written") argv.push_back("--no-default-schedule");
     json compiled = LastJson(Run(WithDims(argv, m), 1800));
     if (kind == "default") default_compile = compiled;
@@ -459,6 +461,7 @@ int Main(const Options& o) {
                    {"trials", o.trials},
                    {"rounds", o.rounds},
                    {"untuned_only", o.untuned_only},
+                   {"winograd", o.winograd},
                    {"seconds", Seconds(start)},
                    {"work_dir", o.keep ? work.string() : ""}};
   if (!o.keep && o.work_dir.empty()) {
@@ -488,6 +491,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--library", o.library,
                  "tune compile --library of the tuned artifact: auto, never or always");
+  app.add_option("--winograd", o.winograd,
+                 "tune run / compile --winograd: auto, on or off (3x3 convolutions as Winograd)")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--tune", o.tune, "the tune binary");
   app.add_option("--python", o.python, "the Python with onnxruntime (the project's .venv)");
   app.add_flag("--untuned-only", o.untuned_only,

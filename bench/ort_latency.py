@@ -10,6 +10,10 @@ was made: the session's weights, arena and outputs as the operating system sees 
 A model of the real-model corpus (bench/real_models/models.json) takes its inputs as that
 file says instead (--real-model NAME --k K: the K-th value of each dim, each input filled as
 listed, seeded), and --save-inputs DIR writes them to DIR/INPUT.npy for `tune bench --input`.
+With --fill-from-model, every input not given is made from the model's own input list: its
+symbolic dims from --dim NAME=VALUE (an unnamed dim is INPUT_dimI, as Kiln's importer names
+it) or --default-dim, floats uniform in [-1, 1), integers 1 (a valid token, mask and index),
+booleans true: what `tune run --until-faster-than ort` times ONNX Runtime on.
 
 Prints one JSON object: {"latency_s", "repeats_s", "runs_per_repeat", "threads",
 "peak_bytes", "onnxruntime", "inputs" (name: .npy path, with --save-inputs)}. Run it with the
@@ -51,6 +55,46 @@ def parse_input(text):
     return name, shape
 
 
+def parse_dim(text):
+    name, _, value = text.partition("=")
+    try:
+        return name, int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--dim {text}: expected NAME=INTEGER") from None
+
+
+# ONNX's TensorProto element types that --fill-from-model fills.
+ONNX_DTYPES = {1: np.float32, 2: np.uint8, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_,
+               10: np.float16, 11: np.float64}
+
+
+def model_feeds(path, dims, default_dim, given, rng):
+    """An input for each graph input of the model not in `given`, as --fill-from-model says."""
+    import onnx
+    graph = onnx.load(path, load_external_data=False).graph
+    initializers = {t.name for t in graph.initializer}
+    feeds = {}
+    for spec in graph.input:
+        if spec.name in given or spec.name in initializers:
+            continue
+        tensor = spec.type.tensor_type
+        shape = []
+        for i, d in enumerate(tensor.shape.dim):
+            if d.HasField("dim_value") and d.dim_value >= 0:
+                shape.append(d.dim_value)
+            else:
+                shape.append(dims.get(d.dim_param or f"{spec.name}_dim{i}", default_dim))
+        dtype = ONNX_DTYPES.get(tensor.elem_type)
+        if dtype is None:
+            raise SystemExit(f"ort_latency: input {spec.name}: element type {tensor.elem_type} "
+                             "is not one --fill-from-model fills")
+        if np.issubdtype(dtype, np.floating):
+            feeds[spec.name] = rng.uniform(-1, 1, size=shape).astype(dtype)
+        else:
+            feeds[spec.name] = np.ones(shape, dtype=dtype)
+    return feeds
+
+
 def real_model_feeds(name, k, rng):
     """The inputs of corpus model NAME at its dims' K-th values, as models.json fills them."""
     sys.path.insert(0, str(Path(__file__).resolve().parent / "real_models"))
@@ -80,12 +124,20 @@ def main():
     parser.add_argument("--k", type=int, default=0, help="with --real-model: the index into "
                         "each dim's values")
     parser.add_argument("--save-inputs", help="write each input to DIR/NAME.npy")
+    parser.add_argument("--fill-from-model", action="store_true",
+                        help="make every input not given from the model's input list")
+    parser.add_argument("--dim", action="append", type=parse_dim, default=[],
+                        help="NAME=VALUE: a symbolic dim, with --fill-from-model")
+    parser.add_argument("--default-dim", type=int, default=128,
+                        help="the symbolic dims not given, with --fill-from-model")
     args = parser.parse_args()
 
     rng = np.random.default_rng(args.seed)
     feeds = {name: rng.uniform(-1, 1, size=shape).astype(np.float32) for name, shape in args.input}
     if args.real_model:
         feeds.update(real_model_feeds(args.real_model, args.k, rng))
+    if args.fill_from_model:
+        feeds.update(model_feeds(args.model, dict(args.dim), args.default_dim, feeds, rng))
     saved = {}
     if args.save_inputs:
         os.makedirs(args.save_inputs, exist_ok=True)

@@ -14,8 +14,9 @@ CompileVariantPlan PlanCompileVariants(const std::string& model_name, const std:
   ir::model::ModelInput input =
       ir::model::LoadModelBytes(model_name, bytes, options.dims, options.func);
   plan.free_dims = ir::model::EntrySymbolicDims(input.module, input.entry);
-  plan.variants.push_back(
-      {"", {}, ir::relax::transform::PrepareModuleForTuning(input.module), input.entry});
+  ir::relax::IRModule prepared =
+      ir::relax::transform::PrepareModuleForTuning(input.module, options.pipeline);
+  plan.variants.push_back({"", {}, std::move(prepared), input.entry});
   if (plan.free_dims.empty()) return plan;
   if (symbolic || (options.dims.empty() && options.buckets.empty())) {
     plan.symbolic_only = true;

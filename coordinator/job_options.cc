@@ -82,12 +82,16 @@ JobOptions ParseJobOptions(const json& j) {
       o.default_dim = Integer(value, key, 1, int64_t{1} << 40);
     } else if (key == "buckets") {
       o.buckets = ir::model::BucketSpecFromJson(value, "submit options: buckets");
+    } else if (key == "winograd") {
+      o.winograd = OneOf(value, key, {"auto", "on", "off"});
+    } else if (key == "sparse_attention") {
+      o.sparse_attention = OneOf(value, key, {"auto", "always", "never"});
     } else {
       throw Error(ErrorKind::kParse,
                   "submit options: unknown option '" + key +
                       "' (known: strategy, seed, population, trials_per_round, trials_per_task, "
                       "task_scheduler, cost_model, measure_untuned, min_repeat_ms, num_threads, "
-                      "family_share, dims, default_dim, buckets)");
+                      "family_share, dims, default_dim, buckets, winograd, sparse_attention)");
     }
   }
   return o;
@@ -109,6 +113,8 @@ json JobOptionsToJson(const JobOptions& o) {
   if (!o.dims.empty()) j["dims"] = o.dims;
   if (o.default_dim) j["default_dim"] = *o.default_dim;
   if (!o.buckets.empty()) j["buckets"] = ir::model::BucketSpecToJson(o.buckets);
+  if (o.winograd) j["winograd"] = *o.winograd;
+  if (o.sparse_attention) j["sparse_attention"] = *o.sparse_attention;
   return j;
 }
 
@@ -117,6 +123,12 @@ ir::model::ModelTaskOptions ModelTaskOptionsOf(const JobOptions& o) {
   out.dims = o.dims;
   if (o.default_dim) out.default_dim = *o.default_dim;
   out.buckets = o.buckets;
+  if (o.winograd) {
+    out.pipeline.winograd.mode = *ir::relax::transform::ParseWinogradMode(*o.winograd);
+  }
+  if (o.sparse_attention) {
+    out.sparse_attention = *ir::frontend::onnx::ParseSparseAttentionMode(*o.sparse_attention);
+  }
   return out;
 }
 

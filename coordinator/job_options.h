@@ -37,6 +37,12 @@ struct JobOptions {
   std::map<std::string, int64_t> dims;        // symbolic dims bound in every bucket
   std::optional<int64_t> default_dim;         // the dims neither bound nor bucketed
   ir::model::BucketSpec buckets;
+  // "auto", "on" or "off": the tuning pipeline's Winograd rewrite of 3x3 convolutions, which
+  // changes the model's tasks (ir/relax/transform/winograd_conv2d.h); absent: off.
+  std::optional<std::string> winograd;
+  // "auto", "always" or "never": the ONNX importer's block-sparse attention, which changes the
+  // model's tasks (ir/frontend/onnx/sparse_attention_mode.h); absent: auto.
+  std::optional<std::string> sparse_attention;
 };
 
 // How a submitted model is specialised: the options' dims, default_dim and buckets.

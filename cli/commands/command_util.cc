@@ -92,6 +92,19 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
+void AddImportOptions(CLI::App* app, std::string* winograd, std::string* sparse_attention) {
+  app->add_option("--winograd", *winograd,
+                  "3x3 stride-1 convolutions as Winograd F(4,3): off (the default), auto (where "
+                  "the channels and image are large enough) or on; the same for tune run, "
+                  "compile, tasks and submit, or the records do not apply")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  app->add_option("--sparse-attention", *sparse_attention,
+                  "a block-structured masked attention as the block-sparse attention kernels: "
+                  "auto (the default: where the mask is sparse enough to win), always or never; "
+                  "the same for tune run, compile, tasks and submit (docs/sparse.md)")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
 CLI::Option* AddBucketFlags(CLI::App* app, BucketFlags* flags, const std::string& bucket_help,
                             const std::string& weight_help) {
   CLI::Option* bucket = app->add_option("--bucket", flags->buckets, bucket_help);

@@ -63,6 +63,12 @@ struct BucketFlags {
 CLI::Option* AddBucketFlags(CLI::App* app, BucketFlags* flags, const std::string& bucket_help,
                             const std::string& weight_help);
 
+// Adds the import options that change a model's tasks, which `tune run`, `tune compile`, `tune
+// tasks` and `tune submit` take alike (a compile given other values than its tuning finds no
+// records): --winograd off|auto|on (ir/relax/transform/winograd_conv2d.h, default off) and
+// --sparse-attention auto|always|never (ir/frontend/onnx/sparse_attention_mode.h, default auto).
+void AddImportOptions(CLI::App* app, std::string* winograd, std::string* sparse_attention);
+
 // Adds `--dialect tvm-0.24|tvm-0.23` (the TVMScript dialect TensorIR is printed in) to a
 // command that prints TensorIR; an unknown value is refused when the options are parsed.
 void AddDialectOption(CLI::App* app, std::string* dialect);

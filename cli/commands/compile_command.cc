@@ -50,6 +50,7 @@ struct CompileCommandOptions {
   bool no_db = false;
   bool no_untuned_check = false;
   bool no_default_schedule = false;
+  std::string sparse_attention = "auto";  // the ONNX importer's block-sparse attention
   std::string output;
   std::string func;
   std::vector<std::string> dims;
@@ -60,6 +61,7 @@ struct CompileCommandOptions {
   std::string cache_dir;
   int build_jobs = 0;
   std::string library = "auto";
+  std::string winograd = "off";
   std::string library_function = "dnnl_sgemm";
   int threads = 0;
   bool json = false;
@@ -142,6 +144,11 @@ json PrintTasks(const std::vector<compiler::CompiledTask>& report_tasks,
 }
 
 int Run(const CompileCommandOptions& o) {
+  // Every import below (the fallback graph and each specialisation) converts masked
+  // attention as tune run's did, so that its records apply.
+  const ir::frontend::onnx::SparseAttentionMode sparse_attention =
+      *ir::frontend::onnx::ParseSparseAttentionMode(o.sparse_attention);
+  ir::frontend::onnx::ScopedSparseAttentionMode sparse_attention_scope(sparse_attention);
   std::string device;
   try {
     device = runtime::DeviceKindOfTarget(o.target);
@@ -176,6 +183,8 @@ int Run(const CompileCommandOptions& o) {
     options.default_dim = o.default_dim;
     options.buckets = o.buckets.Parse();
     options.func = o.func;
+    options.pipeline.winograd.mode = *ir::relax::transform::ParseWinogradMode(o.winograd);
+    options.sparse_attention = sparse_attention;
     compiler::CompileVariantPlan plan =
         compiler::PlanCompileVariants(o.model, ReadFile(o.model), options, o.symbolic);
     variants = std::move(plan.variants);
@@ -266,6 +275,8 @@ int Run(const CompileCommandOptions& o) {
                       {"tuned", report.tuned},
                       {"library", report.library},
                       {"library_policy", o.library},
+                      {"winograd", o.winograd},
+                      {"sparse_attention", o.sparse_attention},
                       {"untuned", untuned.size()},
                       {"views", report.views},
                       {"constant_bytes", report.constant_bytes},
@@ -315,6 +326,7 @@ Command RegisterCompileCommand(CLI::App& parent) {
   app->add_option("--library", o->library,
                   "matmul tasks as a library call plus an epilogue kernel: auto (the faster, "
                   "timed here), never, always");
+  AddImportOptions(app, &o->winograd, &o->sparse_attention);
   app->add_option("--library-function", o->library_function,
                   "the matmul library: dnnl_sgemm (oneDNN) or cblas_sgemm (OpenBLAS)");
   app->add_option("--threads", o->threads,

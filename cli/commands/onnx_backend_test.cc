@@ -135,7 +135,8 @@ void RunAll(const fs::path& dir, const OnnxTestOptions& options, OnnxTestResult&
     onnx::OnnxImportResult imported = rebind ? ImportFor(model_path, plain, inputs) : plain;
     if (!imported.ok()) throw imported.ToError();
     if (!prepared || rebind) {
-      prepared = options.fuse ? ir::relax::transform::PrepareModuleForTuning(*imported.module)
+      prepared = options.fuse ? ir::relax::transform::PrepareModuleForTuning(*imported.module,
+                                                                             options.pipeline)
                               : ir::relax::transform::LegalizeOps(*imported.module);
     }
     const ir::relax::Function* main = prepared->LookupFunction("main");

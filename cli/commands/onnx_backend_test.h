@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/relax/transform/pipeline.h"
+
 namespace kiln::cli {
 
 struct OnnxTestOptions {
@@ -18,6 +20,7 @@ struct OnnxTestOptions {
   double atol = 1e-7;
   // Run the whole tuning pipeline (legalize, fold, fuse); false runs LegalizeOps only.
   bool fuse = true;
+  ir::relax::transform::PipelineOptions pipeline;  // with fuse: the pipeline's rewrites
 };
 
 struct OnnxTestResult {

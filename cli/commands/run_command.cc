@@ -9,7 +9,9 @@
 // starts where the first ended. While it runs, a per-task table (redrawn in place on a
 // terminal, progress lines otherwise) goes to stderr; at the end the table, the best trace
 // of each task (or, with -o, one JSON record per task in FILE) and, with --json, one JSON
-// object on the last line of stdout.
+// object on the last line of stdout. With --until-faster-than (tuning_target.h) the budget
+// runs in stages, a job each, until the compiled model beats the target; the table and the
+// JSON's tasks are then the last stage's, and its "until" holds every stage.
 //
 // Exit codes: 0 tuned (every task found a correct candidate); 1 a task found none or the
 // machinery failed; 2 the input or options were unusable; 128 + N interrupted by signal N
@@ -20,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -33,6 +36,7 @@
 #include "cli/commands/interrupt_watch.h"
 #include "cli/commands/task_table.h"
 #include "cli/commands/tune_report_json.h"
+#include "cli/commands/tuning_target.h"
 #include "ir/analysis/flop_count.h"
 #include "ir/model/model_tasks.h"
 #include "ir/structural.h"
@@ -65,12 +69,16 @@ struct RunOptions {
   std::vector<std::string> dims;
   int64_t default_dim = 128;
   BucketFlags buckets;
+  std::string winograd = "off";
+  std::string sparse_attention = "auto";
   int threads = 0;
   int build_jobs = 0;
   double min_repeat_ms = 100;
   int population = 512;
   std::string cache_dir;
   std::string db;
+  std::string until;  // --until-faster-than: "ort" or a latency; empty: the whole budget
+  std::string python = KILN_VENV_PYTHON;
 };
 
 // Symbolic dims of `f`'s parameters, by name.
@@ -95,6 +103,8 @@ std::vector<search::TuneTask> TasksOfModel(const RunOptions& o,
   options.dims = ParseDims(o.dims);
   options.default_dim = o.default_dim;
   options.buckets = buckets;
+  options.pipeline.winograd.mode = *ir::relax::transform::ParseWinogradMode(o.winograd);
+  options.sparse_attention = *ir::frontend::onnx::ParseSparseAttentionMode(o.sparse_attention);
   model = ir::model::ExtractModelTasks(o.input, ReadFile(o.input), options);
   std::vector<search::TuneTask> tasks;
   for (size_t i = 0; i < model.tasks.size(); ++i) {
@@ -157,6 +167,21 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
+std::string SelfExecutable() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  KILN_CHECK(!ec, ErrorKind::kIO, "--until-faster-than: cannot find this program (/proc/self/exe)");
+  return self.string();
+}
+
+// A folder of its own under the system's temporary folder, for the stages' artifacts.
+std::string ScratchWorkDir() {
+  std::string path = (std::filesystem::temp_directory_path() / "kiln-until-XXXXXX").string();
+  KILN_CHECK(::mkdtemp(path.data()) != nullptr, ErrorKind::kIO,
+             "--until-faster-than: cannot make a folder like " + path);
+  return path;
+}
+
 int Run(const RunOptions& o) {
   std::string device;
   try {
@@ -177,6 +202,23 @@ int Run(const RunOptions& o) {
   }
   KILN_CHECK(o.cost_model == "xgb" || o.cost_model == "random" || o.cost_model == "none",
              ErrorKind::kParse, "--cost-model " + o.cost_model + ": expected xgb, random or none");
+  std::optional<TuningTarget> target;
+  if (!o.until.empty()) {
+    target = ParseTuningTarget(o.until);
+    if (!target) {
+      throw InputError{
+          Error(ErrorKind::kParse,
+                "--until-faster-than " + o.until +
+                    ": expected ort or a latency with its unit (2.5ms, 800us, 0.01s)")};
+    }
+    const bool onnx = o.input.size() > 5 && o.input.substr(o.input.size() - 5) == ".onnx";
+    if (!onnx || !o.buckets.Parse().empty() || o.target != "llvm") {
+      throw InputError{Error(ErrorKind::kUnsupported,
+                             "--until-faster-than: takes an ONNX model tuned for this CPU "
+                             "(--target llvm) at one shape (--dim, not --bucket); " +
+                                 o.input + " is not that")};
+    }
+  }
 
   std::string extension = o.input.substr(std::min(o.input.size(), o.input.rfind('.')));
   ir::model::ModelTasks model;
@@ -221,7 +263,9 @@ int Run(const RunOptions& o) {
                   {"measure_untuned", true},
                   {"min_repeat_ms", o.min_repeat_ms},
                   {"num_threads", o.threads},
-                  {"family_share", o.family_share}};
+                  {"family_share", o.family_share},
+                  {"winograd", o.winograd},
+                  {"sparse_attention", o.sparse_attention}};
   // What the model was specialised to, on record with the job.
   std::map<std::string, int64_t> bound = ParseDims(o.dims);
   bound.insert(model.defaulted.begin(), model.defaulted.end());
@@ -244,46 +288,84 @@ int Run(const RunOptions& o) {
   } catch (const Error& e) {
     throw InputError{Error(e.kind(), "--db " + embedded.db_path + ": " + e.what())};
   }
+  // One job of `trials` (the whole budget, or a stage of --until-faster-than): 0 when it
+  // finished, else the exit code.
   int64_t job_id = 0;
-  try {
-    job_id = service->jobs().SubmitJob(spec);
-  } catch (const Error& e) {
-    throw InputError{e};
-  }
   ProgressPrinter printer(o.trials_per_round > 0 ? o.trials_per_round : 64);
   std::optional<search::TuneReport> last;
   service->jobs().SetReportObserver([&](int64_t, const search::TuneReport& r) {
     printer(r);
     last = r;
   });
-  int interrupted_by = 0;
-  {
-    // Ctrl-C cancels the job: what was measured stays stored and the job is not left
-    // "running" for a coordinator to resume.
-    InterruptWatch watch([&](int signal) {
-      try {
-        service->jobs().Cancel(job_id, "interrupted by " + runtime::SignalName(signal));
-      } catch (const std::exception& e) {
-        std::cerr << "tune: cancelling job " << job_id << ": " << e.what() << "\n";
-      }
-    });
-    service->jobs().RunJob(job_id);
-    interrupted_by = watch.signal();
-  }
-  std::optional<database::Job> job = service->db().GetJob(job_id);
-  if (interrupted_by != 0 && job && job->state == database::JobState::kCancelled) {
-    if (last) {
-      for (const std::string& line : TaskTable(*last)) std::cout << line << "\n";
+  auto run_job = [&](int64_t trials) -> int {
+    spec.trials = trials;
+    last.reset();
+    try {
+      job_id = service->jobs().SubmitJob(spec);
+    } catch (const Error& e) {
+      throw InputError{e};
     }
-    std::cerr << "tune: job " << job_id << " interrupted by " << runtime::SignalName(interrupted_by)
-              << "; its measurements are stored in " << embedded.db_path << "\n";
-    return 128 + interrupted_by;
-  }
-  if (!job || job->state != database::JobState::kDone || !last || !last->finished) {
-    std::string why = job ? job->error : "the job vanished from the database";
-    std::cerr << "tune: job " << job_id << " " << (job ? database::JobStateName(job->state) : "")
-              << ": " << why << "\n";
-    return 1;
+    int interrupted_by = 0;
+    {
+      // Ctrl-C cancels the job: what was measured stays stored and the job is not left
+      // "running" for a coordinator to resume.
+      InterruptWatch watch([&](int signal) {
+        try {
+          service->jobs().Cancel(job_id, "interrupted by " + runtime::SignalName(signal));
+        } catch (const std::exception& e) {
+          std::cerr << "tune: cancelling job " << job_id << ": " << e.what() << "\n";
+        }
+      });
+      service->jobs().RunJob(job_id);
+      interrupted_by = watch.signal();
+    }
+    std::optional<database::Job> job = service->db().GetJob(job_id);
+    if (interrupted_by != 0 && job && job->state == database::JobState::kCancelled) {
+      if (last) {
+        for (const std::string& line : TaskTable(*last)) std::cout << line << "\n";
+      }
+      std::cerr << "tune: job " << job_id << " interrupted by "
+                << runtime::SignalName(interrupted_by) << "; its measurements are stored in "
+                << embedded.db_path << "\n";
+      return 128 + interrupted_by;
+    }
+    if (!job || job->state != database::JobState::kDone || !last || !last->finished) {
+      std::string why = job ? job->error : "the job vanished from the database";
+      std::cerr << "tune: job " << job_id << " " << (job ? database::JobStateName(job->state) : "")
+                << ": " << why << "\n";
+      return 1;
+    }
+    return 0;
+  };
+  std::optional<TargetCheck> until;
+  if (target) {
+    TargetRun target_run{.tune = SelfExecutable(),
+                         .python = o.python,
+                         .model = o.input,
+                         .dims = bound,
+                         .winograd = o.winograd,
+                         .sparse_attention = o.sparse_attention,
+                         .threads = o.threads > 0 ? o.threads
+                                                  : static_cast<int>(std::max(
+                                                        1u, std::thread::hardware_concurrency())),
+                         .db = embedded.db_path,
+                         .work_dir = ScratchWorkDir()};
+    until.emplace(*target, target_run);
+    std::cerr << "tune run: the target: " << Fixed(until->TargetSeconds() * 1e3, 4) << " ms ("
+              << target->spelling << ", " << target_run.threads << " threads)\n";
+    for (int64_t trials : TargetStages(o.trials)) {
+      const auto start = std::chrono::steady_clock::now();
+      if (int code = run_job(trials); code != 0) return code;
+      const TargetCheck::Stage& stage = until->AfterStage(
+          trials, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      std::cerr << "tune run: after " << trials
+                << " more trials: " << Fixed(stage.latency_s * 1e3, 4) << " ms, "
+                << (stage.faster ? "faster than the target: done" : "not yet faster") << "\n";
+      if (stage.faster) break;
+    }
+    std::filesystem::remove_all(target_run.work_dir);
+  } else if (int code = run_job(o.trials); code != 0) {
+    return code;
   }
   const search::TuneReport& report = *last;
 
@@ -324,6 +406,7 @@ int Run(const RunOptions& o) {
     AddBuckets(model, out["tasks"]);
     out["job"] = job_id;
     out["db"] = embedded.db_path;
+    if (until) out["until"] = until->Json();
     std::cout << out.dump() << "\n";
   }
   return all_found ? 0 : 1;
@@ -369,6 +452,7 @@ Command RegisterRunCommand(CLI::App& parent) {
                  "tune the model at each of these values of a symbolic dim, NAME=V1,V2,... "
                  "(repeatable; a bare NAME takes powers of two up to --max-dim)",
                  "how much a bucket counts in the task scheduler, NAME=V:W (1 by default)");
+  AddImportOptions(app, &o->winograd, &o->sparse_attention);
   app->add_option("--threads", o->threads, "threads of a kernel (0: every core)")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--build-jobs", o->build_jobs, "parallel builds (0: every core)")
@@ -380,6 +464,13 @@ Command RegisterRunCommand(CLI::App& parent) {
                   "the tuning database every measurement is stored in and seeds come from "
                   "(default $KILN_DB, else ~/.cache/kiln/tuning.db)");
   app->add_option("-o,--output", o->output, "write the best trace of each task here (JSON lines)");
+  app->add_option("--until-faster-than", o->until,
+                  "tune in stages (a quarter of --trials, a quarter, the rest) and stop once the "
+                  "compiled model is faster than this: ort (ONNX Runtime here, same threads and "
+                  "inputs) or a latency (2.5ms, 800us)");
+  app->add_option("--python", o->python,
+                  "with --until-faster-than ort: the Python with onnxruntime")
+      ->capture_default_str();
   app->add_flag("--json", o->json, "print one JSON object on the last line");
   return {app, [o]() { return ExitTwoOnInputError([&] { return Run(*o); }); }};
 }

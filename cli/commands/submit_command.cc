@@ -42,6 +42,8 @@ struct SubmitOptions {
   std::vector<std::string> dims;
   int64_t default_dim = 0;
   BucketFlags buckets;
+  std::string winograd = "off";  // AddImportOptions
+  std::string sparse_attention = "auto";
 };
 
 }  // namespace
@@ -103,11 +105,12 @@ Command RegisterSubmitCommand(CLI::App& parent) {
            ->check(CLI::PositiveNumber),
        [options](nlohmann::json& j) { j["default_dim"] = options->default_dim; }},
   };
+  AddImportOptions(app, &options->winograd, &options->sparse_attention);
   AddBucketFlags(app, &options->buckets,
                  "tune the model at each of these values of a symbolic dim, NAME=V1,V2,... "
                  "(repeatable; a bare NAME takes powers of two up to --max-dim)",
                  "how much a bucket counts in the task scheduler, NAME=V:W (1 by default)");
-  return {app, [options, job_options]() {
+  return {app, [app, options, job_options]() {
             KILN_CHECK(options->trials > 0, ErrorKind::kParse,
                        "tune submit: --trials must be positive");
             std::string address =
@@ -126,6 +129,11 @@ Command RegisterSubmitCommand(CLI::App& parent) {
             // that is not bucketed is an error, not dropped.
             ir::model::BucketSpec buckets = options->buckets.Parse();
             if (!buckets.empty()) sent["buckets"] = ir::model::BucketSpecToJson(buckets);
+            // Sent when given: the coordinator's defaults are the command's.
+            if (app->get_option("--winograd")->count() > 0) sent["winograd"] = options->winograd;
+            if (app->get_option("--sparse-attention")->count() > 0) {
+              sent["sparse_attention"] = options->sparse_attention;
+            }
             submit.options = sent.dump();
             auto submitted = RequestReply<schemas::SubmittedMsg>(address, submit, "a submit", 60);
             nlohmann::json out = {{"job", submitted.job_id}};

@@ -9,6 +9,7 @@
 
 #include "cli/commands/command_util.h"
 #include "cli/commands/commands.h"
+#include "ir/frontend/onnx/sparse_attention_mode.h"
 #include "ir/model/model_file.h"
 #include "ir/relax/expr_functor.h"
 #include "ir/relax/text/printer.h"
@@ -30,6 +31,8 @@ struct TasksOptions {
   bool json = false;
   bool print = false;
   std::string dialect;
+  std::string winograd = "off";
+  std::string sparse_attention = "auto";
 };
 
 // Op calls (not call_tir, call_dps_packed or function calls) in the module's Relax functions:
@@ -74,55 +77,61 @@ Command RegisterTasksCommand(CLI::App& parent) {
   app->add_option("--func", options->func,
                   "the Relax function that is the model (default: the only public one, else main)");
   app->add_option("--show", options->show, "print the TensorIR of the task with this name");
+  AddImportOptions(app, &options->winograd, &options->sparse_attention);
   app->add_flag("--json", options->json, "print one JSON object on the last line");
   app->add_flag("--print", options->print,
                 "print the model as Kiln read it, a Relax module in TVMScript (in --dialect), "
                 "before the table");
   AddDialectOption(app, &options->dialect);
-  return {
-      app, [options]() {
-        ir::model::ModelInput input =
-            ir::model::LoadModel(options->model, ParseDims(options->dims), options->func);
-        if (options->print) {
-          ir::relax::PrintOptions print_options;
-          print_options.dialect = DialectPrintOptions(options->dialect).dialect;
-          std::cout << ir::relax::PrintModule(input.module, print_options) << "\n";
-        }
-        int op_calls = CountOpCalls(input.module);
-        ir::relax::IRModule prepared = ir::relax::transform::PrepareModuleForTuning(input.module);
-        std::vector<ExtractedTask> tasks =
-            ir::relax::transform::ExtractTasks(prepared, input.entry);
-        int64_t call_sites = 0;
-        for (const ExtractedTask& task : tasks) call_sites += task.weight;
-        for (const std::string& name : options->show) {
-          bool found = false;
-          for (const ExtractedTask& task : tasks) {
-            if (task.name != name) continue;
-            std::cout << ir::PrintPrimFunc(task.func, DialectPrintOptions(options->dialect))
-                      << "\n";
-            found = true;
-          }
-          KILN_CHECK(found, ErrorKind::kParse, "--show " + name + ": the model has no such task");
-        }
-        if (options->json) {
-          nlohmann::json out = {{"model", options->model},
-                                {"format", input.format},
-                                {"func", input.entry},
-                                {"ops", op_calls},
-                                {"kernel_calls", call_sites},
-                                {"num_tasks", tasks.size()},
-                                {"tasks", nlohmann::json::array()}};
-          for (size_t i = 0; i < tasks.size(); ++i) {
-            out["tasks"].push_back(TaskJson(i, tasks[i]));
-          }
-          std::cout << out.dump() << "\n";
-        } else {
-          std::cout << options->model << ": " << op_calls << " ops, " << call_sites
-                    << " kernel calls after fusion, " << tasks.size() << " tasks\n"
-                    << ir::relax::transform::FormatTaskTable(tasks);
-        }
-        return 0;
-      }};
+  return {app, [options]() {
+            ir::frontend::onnx::ScopedSparseAttentionMode sparse_attention(
+                *ir::frontend::onnx::ParseSparseAttentionMode(options->sparse_attention));
+            ir::model::ModelInput input =
+                ir::model::LoadModel(options->model, ParseDims(options->dims), options->func);
+            if (options->print) {
+              ir::relax::PrintOptions print_options;
+              print_options.dialect = DialectPrintOptions(options->dialect).dialect;
+              std::cout << ir::relax::PrintModule(input.module, print_options) << "\n";
+            }
+            int op_calls = CountOpCalls(input.module);
+            ir::relax::transform::PipelineOptions pipeline;
+            pipeline.winograd.mode = *ir::relax::transform::ParseWinogradMode(options->winograd);
+            ir::relax::IRModule prepared =
+                ir::relax::transform::PrepareModuleForTuning(input.module, pipeline);
+            std::vector<ExtractedTask> tasks =
+                ir::relax::transform::ExtractTasks(prepared, input.entry);
+            int64_t call_sites = 0;
+            for (const ExtractedTask& task : tasks) call_sites += task.weight;
+            for (const std::string& name : options->show) {
+              bool found = false;
+              for (const ExtractedTask& task : tasks) {
+                if (task.name != name) continue;
+                std::cout << ir::PrintPrimFunc(task.func, DialectPrintOptions(options->dialect))
+                          << "\n";
+                found = true;
+              }
+              KILN_CHECK(found, ErrorKind::kParse,
+                         "--show " + name + ": the model has no such task");
+            }
+            if (options->json) {
+              nlohmann::json out = {{"model", options->model},
+                                    {"format", input.format},
+                                    {"func", input.entry},
+                                    {"ops", op_calls},
+                                    {"kernel_calls", call_sites},
+                                    {"num_tasks", tasks.size()},
+                                    {"tasks", nlohmann::json::array()}};
+              for (size_t i = 0; i < tasks.size(); ++i) {
+                out["tasks"].push_back(TaskJson(i, tasks[i]));
+              }
+              std::cout << out.dump() << "\n";
+            } else {
+              std::cout << options->model << ": " << op_calls << " ops, " << call_sites
+                        << " kernel calls after fusion, " << tasks.size() << " tasks\n"
+                        << ir::relax::transform::FormatTaskTable(tasks);
+            }
+            return 0;
+          }};
 }
 
 }  // namespace kiln::cli

@@ -4,21 +4,17 @@
 #include <filesystem>
 #include <regex>
 
+#include "ir/sparse/attention_kernel_text.h"
 #include "ir/sparse/block_mask.h"
 #include "ir/sparse/matrix_market.h"
 #include "support/error.h"
-#include "support/stable_hash.h"
 
 namespace kiln::compiler::sparse {
 
 using ir::sparse::CsrMatrix;
 
 uint64_t AttentionMask::StructureHash() const {
-  StableHasher h;
-  h.String("kiln-attention-mask");
-  h.Int(static_cast<int64_t>(layout.StructureHash()));
-  h.Int(block);
-  return h.value();
+  return ir::sparse::AttentionStructureHash(layout, block);
 }
 
 CsrMatrix AttentionMask::TokenMask() const {

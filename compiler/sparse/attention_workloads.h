@@ -30,7 +30,9 @@
 // key is per structure): "kiln.sparse_op" ("attention_sddmm", ...), "kiln.sparse_format"
 // ("bsr:b:b"), "kiln.sparse_structure", "kiln.sparse_rows" and "_cols" (L),
 // "kiln.sparse_nnz" (the token mask's nonzeros, per head), "kiln.sparse_feat" (D),
-// "kiln.attention_heads" (H), "kiln.attention_block" (b).
+// "kiln.attention_heads" (H), "kiln.attention_block" (b), "kiln.attention_scale" (the scale,
+// a decimal string) and "kiln.sparse_flops". The text is ir/sparse/attention_kernel_text.h's,
+// which the ONNX front end's masked-attention recogniser parses too.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +43,7 @@
 #include "compiler/sparse/formats/format_kernels.h"
 #include "ir/function.h"
 #include "ir/host_tensor.h"
+#include "ir/sparse/attention_kernel_text.h"
 
 namespace kiln::compiler::sparse {
 
@@ -55,11 +58,11 @@ struct AttentionProblem {
 // kiln::Error(kUnsupported) for heads or head_dim < 1, or tensors past 32-bit offsets.
 void CheckAttentionProblem(const AttentionProblem& problem);
 
-enum class AttentionStage { kSddmm, kSoftmax, kSpmm };
-inline constexpr AttentionStage kAttentionStages[] = {
-    AttentionStage::kSddmm, AttentionStage::kSoftmax, AttentionStage::kSpmm};
-// "attention_sddmm", "attention_softmax", "attention_spmm": the kernel's name.
-const char* AttentionKernelName(AttentionStage stage);
+// The stages and their kernels' names ("attention_sddmm", ...): ir/sparse's, whose text
+// (attention_kernel_text.h) these kernels are parsed from, as the ONNX front end's are.
+using ir::sparse::AttentionKernelName;
+using ir::sparse::AttentionStage;
+using ir::sparse::kAttentionStages;
 
 // The useful floating-point operations of one call of a stage's kernel: SDDMM 2D + 1 per
 // nonzero of every head, softmax 7, SpMM 2D.

@@ -122,6 +122,7 @@ std::vector<std::string> EntrySymbolicDims(const relax::IRModule& module,
 
 ModelTasks ExtractModelTasks(const std::string& name, const std::string& bytes,
                              const ModelTaskOptions& options) {
+  frontend::onnx::ScopedSparseAttentionMode sparse_attention(options.sparse_attention);
   ModelTasks out;
   ModelInput symbolic = LoadModelBytes(name, bytes, {}, options.func);
   out.format = symbolic.format;
@@ -169,7 +170,7 @@ ModelTasks ExtractModelTasks(const std::string& name, const std::string& bytes,
       ModelInput input = out.symbolic_dims.empty() && bucket.dims.empty()
                              ? symbolic
                              : LoadModelBytes(name, bytes, s.bound, options.func);
-      prepared = relax::transform::PrepareModuleForTuning(input.module);
+      prepared = relax::transform::PrepareModuleForTuning(input.module, options.pipeline);
       extracted = relax::transform::ExtractTasks(prepared, input.entry);
       if (options.keep_modules) s.module = prepared;
     } catch (const Error& e) {

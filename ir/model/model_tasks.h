@@ -16,10 +16,12 @@
 #include <utility>
 #include <vector>
 
+#include "ir/frontend/onnx/sparse_attention_mode.h"
 #include "ir/function.h"
 #include "ir/host_tensor.h"
 #include "ir/model/shape_buckets.h"
 #include "ir/relax/module.h"
+#include "ir/relax/transform/pipeline.h"
 
 namespace kiln::ir::model {
 
@@ -30,6 +32,11 @@ struct ModelTaskOptions {
   std::string func;  // the entry (--func); empty: ChooseEntryFunction
   // Keep each bucket's prepared module (what `tune compile` builds); tuning needs only tasks.
   bool keep_modules = false;
+  // The pipeline's rewrites (--winograd): they change the tasks, so tune run and tune compile
+  // must pass the same.
+  relax::transform::PipelineOptions pipeline;
+  // The ONNX importer's block-sparse attention (--sparse-attention): it changes the tasks too.
+  frontend::onnx::SparseAttentionMode sparse_attention = frontend::onnx::SparseAttentionMode::kAuto;
 };
 
 struct ModelTask {

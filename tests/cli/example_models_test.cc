@@ -38,6 +38,11 @@ TEST_P(ExampleModel, ReferenceExecutorMatchesOnnxRuntime) {
   EXPECT_EQ(plain.status, "pass") << plain.reason;
 }
 
+// block_attention is not run here: the reference executor interprets its attention kernels
+// (about 20 s of CPU a run at 1024 tokens). compiled_models_test checks its compiled output
+// against ONNX Runtime's and the reference executor's, cli_block_attention_model_test `tune
+// compile` and `tune infer` against ONNX Runtime's, and onnx_frontend_test (BlockAttention*)
+// the imported kernels through the reference executor against a dense masked attention.
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleModel,
                          ::testing::Values("mlp", "transformer_block", "cnn", "gcn_layer",
                                            "gcn_layer_nd"));
@@ -83,6 +88,28 @@ TEST_P(GeneratedModel, ReferenceExecutorMatchesOnnxRuntime) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, GeneratedModel,
                          ::testing::Values("bert_layer", "resnet_stage_8x8"));
+
+// With every 3x3 stride-1 convolution as Winograd F(4,3) (ir/relax/transform/winograd_conv2d.h),
+// the CNN and the ResNet-18 stage at 8x8 still match ONNX Runtime, and the rewrite did apply.
+TEST(ExampleModels, WinogradConvolutionsMatchOnnxRuntime) {
+  for (const std::string& model :
+       {ExampleDir("cnn"), std::string(KILN_MODELS_DIR) + "/resnet_stage_8x8"}) {
+    SCOPED_TRACE(model);
+    ASSERT_TRUE(std::filesystem::exists(model + "/model.onnx"));
+    ShortDataSet short_set(model);
+    OnnxTestOptions options;
+    options.atol = 2e-5;  // sums of 576 products in another order, and the transforms' rounding
+    options.pipeline.winograd.mode = ir::relax::transform::WinogradMode::kOn;
+    OnnxTestResult result = RunOnnxBackendTest(short_set.dir(), options);
+    EXPECT_EQ(result.status, "pass") << result.reason;
+    ir::model::ModelInput input = ir::model::LoadModel(model + "/model.onnx");
+    auto tasks = ir::relax::transform::ExtractTasks(
+        ir::relax::transform::PrepareModuleForTuning(input.module, options.pipeline));
+    int transforms = 0;
+    for (const auto& task : tasks) transforms += task.name == "winograd_input_transform";
+    EXPECT_GE(transforms, 1) << ir::relax::transform::FormatTaskTable(tasks);
+  }
+}
 
 // Task extraction at the benchmarked sizes: BERT's three projections are one task, its two
 // layer norms one, the GELU fuses into the up projection and the residuals into the down and

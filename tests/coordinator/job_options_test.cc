@@ -59,6 +59,8 @@ TEST(JobOptions, BadValuesAreRefusedByName) {
       {{{"min_repeat_ms", -1}}, "min_repeat_ms must be"},
       {{{"num_threads", 100000}}, "num_threads must be in 0..4096"},
       {{{"family_share", 1.5}}, "family_share must be a number in 0..1"},
+      {{{"winograd", "yes"}}, "winograd must be auto or off or on"},
+      {{{"sparse_attention", "off"}}, "sparse_attention must be"},
       {{{"colour", "red"}}, "unknown option 'colour'"},
       {nlohmann::json::array(), "a JSON object expected"},
   };
@@ -71,6 +73,32 @@ TEST(JobOptions, BadValuesAreRefusedByName) {
       EXPECT_THAT(e.what(), ::testing::HasSubstr(phrase)) << json.dump();
     }
   }
+}
+
+// The Winograd rewrite changes a model's tasks: the job keeps the choice and specialises the
+// model with it; absent, the rewrite is off.
+TEST(JobOptions, WinogradChoosesThePipelineOfTheModelTasks) {
+  nlohmann::json j = {{"winograd", "auto"}};
+  JobOptions o = ParseJobOptions(j);
+  EXPECT_EQ(JobOptionsToJson(o), j);
+  EXPECT_EQ(ModelTaskOptionsOf(o).pipeline.winograd.mode,
+            ir::relax::transform::WinogradMode::kAuto);
+  EXPECT_EQ(ModelTaskOptionsOf(ParseJobOptions(nlohmann::json::object())).pipeline.winograd.mode,
+            ir::relax::transform::WinogradMode::kOff);
+}
+
+// Block-sparse attention changes a model's tasks too: the job keeps the choice and imports the
+// model with it; absent, auto.
+TEST(JobOptions, SparseAttentionChoosesHowTheModelIsImported) {
+  using ir::frontend::onnx::SparseAttentionMode;
+  nlohmann::json j = {{"sparse_attention", "never"}};
+  JobOptions o = ParseJobOptions(j);
+  EXPECT_EQ(JobOptionsToJson(o), j);
+  EXPECT_EQ(ModelTaskOptionsOf(o).sparse_attention, SparseAttentionMode::kNever);
+  EXPECT_EQ(ModelTaskOptionsOf(ParseJobOptions({{"sparse_attention", "always"}})).sparse_attention,
+            SparseAttentionMode::kAlways);
+  EXPECT_EQ(ModelTaskOptionsOf(ParseJobOptions(nlohmann::json::object())).sparse_attention,
+            SparseAttentionMode::kAuto);
 }
 
 }  // namespace

@@ -35,25 +35,6 @@ struct Messages {
   std::vector<double> weight;  // one per edge; empty: 1
 };
 
-std::vector<int64_t> StaticShape(const Expr& e) {
-  const auto* t = e.struct_info().as<relax::TensorStructInfoNode>();
-  if (t == nullptr || !t->shape) return {};
-  std::vector<int64_t> dims;
-  for (const PrimExpr& d : *t->shape) {
-    auto v = AsConstInt(d);
-    if (!v) return {};
-    dims.push_back(*v);
-  }
-  return dims;
-}
-
-const relax::CallNode* BoundCall(NodeContext& ctx, const Expr& e) {
-  const auto* var = e.as<relax::VarNode>();
-  if (var == nullptr) return nullptr;
-  Expr value = ctx.builder().LookupBinding(relax::Var(e.ptr()));
-  return value.defined() ? value.as<relax::CallNode>() : nullptr;
-}
-
 // updates (input 2) traced back through an optional multiply by a constant to a take of axis 0
 // with constant indices; `edges` is E.
 Messages TraceMessages(NodeContext& ctx, int64_t edges) {

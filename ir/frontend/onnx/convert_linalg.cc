@@ -1,6 +1,7 @@
 // Linear algebra: MatMul (numpy batched matmul) and Gemm, which becomes linear (x @ W^T + b)
 // when B is transposed, as exporters write fully connected layers, else matmul, with the
 // transposes, alpha and beta as separate ops.
+#include "ir/frontend/onnx/convert_block_attention.h"
 #include "ir/frontend/onnx/converter.h"
 
 namespace kiln::ir::frontend::onnx {
@@ -33,6 +34,8 @@ std::vector<Expr> AgreeMatmul(NodeContext& ctx, NodeContext::Operand a, NodeCont
 }
 
 Outputs MatMul(NodeContext& ctx) {
+  // The end of a masked attention with a block-structured mask (convert_block_attention.h).
+  if (std::optional<Outputs> sparse = MatMulAsBlockAttention(ctx)) return *sparse;
   std::vector<Expr> ab = AgreeMatmul(ctx, {ctx.Input(0), "input 0"}, {ctx.Input(1), "input 1"});
   DataType dtype = ctx.InputDType(0);
   if (!Is16BitFloat(dtype)) return {ctx.Call("matmul", ab)};

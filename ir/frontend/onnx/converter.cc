@@ -489,6 +489,24 @@ relax::Attrs AxisAttrs(const std::vector<int64_t>& axes, bool keepdims) {
   return attrs;
 }
 
+std::vector<int64_t> StaticShape(const Expr& e) {
+  const auto* t = e.struct_info().as<relax::TensorStructInfoNode>();
+  if (t == nullptr || !t->shape) return {};
+  std::vector<int64_t> dims;
+  for (const PrimExpr& d : *t->shape) {
+    auto v = AsConstInt(d);
+    if (!v) return {};
+    dims.push_back(*v);
+  }
+  return dims;
+}
+
+const relax::CallNode* BoundCall(NodeContext& ctx, const Expr& e) {
+  if (e.as<relax::VarNode>() == nullptr) return nullptr;
+  Expr value = ctx.builder().LookupBinding(relax::Var(e.ptr()));
+  return value.defined() ? value.as<relax::CallNode>() : nullptr;
+}
+
 Expr ReshapeTo(NodeContext& ctx, const Expr& x, const std::vector<PrimExpr>& dims) {
   return ctx.Call("reshape", {x, relax::ShapeExpr(dims)});
 }

@@ -253,6 +253,11 @@ relax::Attrs AxisAttrs(const std::vector<int64_t>& axes, bool keepdims);
 relax::Expr ReshapeTo(NodeContext& ctx, const relax::Expr& x, const std::vector<PrimExpr>& dims);
 // `x` reversed along `axis` (a strided_slice with step -1).
 relax::Expr Reverse(NodeContext& ctx, const relax::Expr& x, int axis);
+// The dims of tensor `e` when every one is a constant; empty otherwise.
+std::vector<int64_t> StaticShape(const relax::Expr& e);
+// The call a variable of the function being built is bound to; null for anything else (the
+// patterns recognised across nodes: a GNN aggregation, a masked attention).
+const relax::CallNode* BoundCall(NodeContext& ctx, const relax::Expr& e);
 // The name of a dtype for messages ("float32").
 std::string DTypeName(DataType dtype);
 // Unsupported unless input `i` has a floating-point dtype.

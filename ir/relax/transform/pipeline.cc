@@ -47,10 +47,14 @@ IRModule FuseLegalizedModule(const IRModule& module) {
   return m;
 }
 
-IRModule PrepareModuleForTuning(const IRModule& module) {
+IRModule PrepareModuleForTuning(const IRModule& module, const PipelineOptions& options) {
   RequireWellFormed("PrepareModuleForTuning", module);
   IRModule m = DecomposeOpsForInference(module);
   LogStep("DecomposeOpsForInference", m);
+  if (options.winograd.mode != WinogradMode::kOff) {
+    m = WinogradConv2d(m, options.winograd);
+    LogStep("WinogradConv2d", m);
+  }
   m = LegalizeOps(m);
   LogStep("LegalizeOps", m);
   return FuseLegalizedModule(m);

@@ -8,6 +8,8 @@
 #include <optional>
 
 #include "ir/expr.h"
+#include "ir/functor.h"
+#include "ir/stmt.h"
 #include "search/schedule/primitive/utils.h"
 #include "search/space/block_info.h"
 #include "search/space/postprocs/postprocs.h"
@@ -40,14 +42,31 @@ int64_t IntAnnotation(const ir::BlockNode* block, const char* key) {
 // 3 x 8K iterations) is one region worth starting. MetaSchedule parallelizes every nest.
 constexpr int64_t kMinParallelIterations = 1 << 14;
 
-// How many times the blocks under `loop` run in all, counting the loops from `loop` inward;
-// nullopt when an extent is not a constant.
+// The elements one iteration of `block` stores (at least 1; nested blocks not counted): a block
+// that writes a whole tile per iteration (a Winograd transform stores 36 values) is that many
+// elements of work.
+int64_t StoresPerIteration(const ir::BlockNode* block) {
+  struct Counter : ir::IRVisitor {
+    using IRVisitor::VisitStmt_;
+    void VisitStmt_(const ir::BufferStoreNode* op) override {
+      ++stores;
+      IRVisitor::VisitStmt_(op);
+    }
+    void VisitStmt_(const ir::BlockRealizeNode*) override {}
+    int64_t stores = 0;
+  } counter;
+  if (block != nullptr) counter.VisitStmt(block->body);
+  return std::max<int64_t>(counter.stores, 1);
+}
+
+// How many elements the blocks under `loop` store in all (iterations times the stores of one),
+// counting the loops from `loop` inward; nullopt when an extent is not a constant.
 std::optional<int64_t> BlockIterationsUnder(const ScheduleState& state, int loop) {
   int64_t total = 0;
   for (int block : state.BlocksUnder(loop)) {
     std::vector<int> loops = state.LoopsAbove(block);
     auto from = std::find(loops.begin(), loops.end(), loop);
-    int64_t product = 1;
+    int64_t product = StoresPerIteration(state.entry(block).block());
     for (auto it = from; it != loops.end(); ++it) {
       auto extent = ir::AsConstInt(state.entry(*it).loop()->extent);
       if (!extent) return std::nullopt;

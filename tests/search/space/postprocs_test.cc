@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "search/space/rules/rules.h"
 #include "search/space/space_generator.h"
@@ -91,6 +92,33 @@ TEST(PostprocsTest, RewriteParallelVectorizeUnrollParallelizesOnlyRegionsWithEno
   std::string skeleton = Skeleton(fused.func());
   EXPECT_NE(skeleton.find("\n  for i in 64 parallel\n"), std::string::npos) << skeleton;
   EXPECT_EQ(CompareNumerics(f, fused.func()), "");
+}
+
+// The work counted is elements stored: a block that stores a whole tile per iteration (4 x 4
+// values, as a Winograd transform does) over 64 x 64 iterations is 64K elements, worth a
+// parallel region although it runs only 4K times.
+TEST(PostprocsTest, RewriteParallelVectorizeUnrollCountsEveryStoreOfABlock) {
+  std::string text = R"(
+@T.prim_func(s_tir=True)
+def tiles(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64, 16), "float32")):
+    T.func_attr({"tirx.noalias": True})
+    for i, j in T.grid(64, 64):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj, 0:16])
+)";
+  for (int e = 0; e < 16; ++e) {
+    text += "            B[vi, vj, " + std::to_string(e) + "] = A[vi, vj] * T.float32(" +
+            std::to_string(e + 1) + ")\n";
+  }
+  ir::PrimFunc f = ir::ParsePrimFunc(text);
+  Schedule sch(f);
+  sch.Annotate(sch.GetBlock("root"), kParallelAnnotation, int64_t{32});
+  ASSERT_TRUE(RunPostproc(MakeRewriteParallelVectorizeUnroll(), sch));
+  std::string skeleton = Skeleton(sch.func());
+  EXPECT_NE(skeleton.find("parallel"), std::string::npos) << skeleton;
+  EXPECT_EQ(CompareNumerics(f, sch.func()), "");
 }
 
 // Inner loops are fused into one vector loop only when the fused extent is whole registers:
