@@ -174,13 +174,26 @@ std::string SelfExecutable() {
   return self.string();
 }
 
-// A folder of its own under the system's temporary folder, for the stages' artifacts.
-std::string ScratchWorkDir() {
-  std::string path = (std::filesystem::temp_directory_path() / "kiln-until-XXXXXX").string();
-  KILN_CHECK(::mkdtemp(path.data()) != nullptr, ErrorKind::kIO,
-             "--until-faster-than: cannot make a folder like " + path);
-  return path;
-}
+// A folder of its own under the system's temporary folder for the stages' artifacts, removed
+// however the run ends.
+class ScratchWorkDir {
+ public:
+  ScratchWorkDir()
+      : path_((std::filesystem::temp_directory_path() / "kiln-until-XXXXXX").string()) {
+    KILN_CHECK(::mkdtemp(path_.data()) != nullptr, ErrorKind::kIO,
+               "--until-faster-than: cannot make a folder like " + path_);
+  }
+  ~ScratchWorkDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchWorkDir(const ScratchWorkDir&) = delete;
+  ScratchWorkDir& operator=(const ScratchWorkDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 int Run(const RunOptions& o) {
   std::string device;
@@ -338,7 +351,9 @@ int Run(const RunOptions& o) {
     return 0;
   };
   std::optional<TargetCheck> until;
+  std::optional<ScratchWorkDir> work_dir;  // outlives `until`'s use of it
   if (target) {
+    work_dir.emplace();
     TargetRun target_run{.tune = SelfExecutable(),
                          .python = o.python,
                          .model = o.input,
@@ -349,7 +364,7 @@ int Run(const RunOptions& o) {
                                                   : static_cast<int>(std::max(
                                                         1u, std::thread::hardware_concurrency())),
                          .db = embedded.db_path,
-                         .work_dir = ScratchWorkDir()};
+                         .work_dir = work_dir->path()};
     until.emplace(*target, target_run);
     std::cerr << "tune run: the target: " << Fixed(until->TargetSeconds() * 1e3, 4) << " ms ("
               << target->spelling << ", " << target_run.threads << " threads)\n";
@@ -363,7 +378,6 @@ int Run(const RunOptions& o) {
                 << (stage.faster ? "faster than the target: done" : "not yet faster") << "\n";
       if (stage.faster) break;
     }
-    std::filesystem::remove_all(target_run.work_dir);
   } else if (int code = run_job(o.trials); code != 0) {
     return code;
   }

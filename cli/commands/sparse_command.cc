@@ -273,7 +273,9 @@ int Run(const SparseOptions& o) {
        << " formats that suit the matrix\n";
     for (const auto& [format, seconds] : r.formats_tried) {
       os << "  tried      " << format << ": "
-         << (seconds > 0 ? std::to_string(seconds * 1e3) + " ms" : std::string("no correct kernel"))
+         << (seconds > 0
+                 ? std::to_string(seconds * 1e3) + " ms"
+                 : std::string("not tuned (its parts did not fit the trials) or no correct kernel"))
          << "\n";
     }
   }
