@@ -16,12 +16,8 @@ namespace {
 class RunVulkanTest : public testing::TuneProcessTest {};
 
 TEST_F(RunVulkanTest, TunesTheTasksOfAModelOnTheVulkanDevice) {
-  try {
-    runtime::MeasureOptions options;
-    options.target = "vulkan";
-    runtime::CreateMeasurer("vulkan", options);
-  } catch (const Error& e) {
-    GTEST_SKIP() << "skipped: no Vulkan device: " << e.what();
+  if (const std::string why = VulkanUnavailable(); !why.empty()) {
+    GTEST_SKIP() << "skipped: no Vulkan device: " << why;
   }
   std::string model = std::string(KILN_SOURCE_DIR) + "/examples/models/mlp/model.onnx";
   runtime::ProcessResult run =

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/measurer.h"
 #include "runtime/subprocess.h"
 #include "support/error.h"
 
@@ -47,6 +48,19 @@ class TuneProcessTest : public ::testing::Test {
     options.capture_output = true;
     options.time_limit_s = time_limit_s;
     return runtime::RunProcess(options);
+  }
+
+  // Why this machine has no Vulkan device to measure on (a test then says so and skips its
+  // device half); empty when it has one (lavapipe here).
+  static std::string VulkanUnavailable() {
+    try {
+      runtime::MeasureOptions options;
+      options.target = "vulkan";
+      runtime::CreateMeasurer("vulkan", options);
+      return "";
+    } catch (const Error& e) {
+      return e.what();
+    }
   }
 
   // The last line of the output, parsed (a test failure and {} when it is not JSON).
